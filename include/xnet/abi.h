@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * C ABI of the C++ core: what C glue (modules, KUnit suites) calls.
+ * Plain data only; no kernel or C++ header. Definitions are in abi_impl.hpp,
+ * compiled into each module by exactly one of its .cpp files.
+ */
+#ifndef XNET_ABI_H
+#define XNET_ABI_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Mirrors xnet::Err. */
+enum xnet_err {
+	XNET_OK = 0,
+	XNET_E_EMPTY,
+	XNET_E_INVALID,
+	XNET_E_SIGN,
+	XNET_E_OVERFLOW,
+	XNET_E_RANGE,
+	XNET_E_TRAILING,
+	XNET_E_TOO_MANY,
+	XNET_E_TOO_LONG,
+	XNET_E_NOMEM,
+};
+
+/* Where parsing failed: the offending token is input[pos, pos + len). */
+struct xnet_parse_res {
+	int err;		/* enum xnet_err */
+	unsigned int pos;
+	unsigned int len;
+};
+
+/* Human-readable text for an enum xnet_err. */
+const char *xnet_err_str(int err);
+
+/* One unsigned decimal in [min, max]; see include/xnet/parse.hpp. */
+int xnet_parse_u32(const char *s, unsigned long n, unsigned int min,
+		   unsigned int max, unsigned int *out,
+		   struct xnet_parse_res *res);
+
+/* A @sep separated list of such values, at most @cap items. */
+int xnet_parse_u32_list(const char *s, unsigned long n, char sep,
+			unsigned int min, unsigned int max, unsigned int *out,
+			unsigned int cap, unsigned int *count,
+			struct xnet_parse_res *res);
+
+/* Wrap-safe counter comparison: 1 if @now has reached @mark. */
+int xnet_seq_reached(unsigned int now, unsigned int mark);
+/* Signed distance from @from to @to of two wrapping 32-bit counters. */
+int xnet_seq_diff(unsigned int to, unsigned int from);
+
+/* Power-of-two table size for @req entries, bounded by @max. */
+int xnet_table_size(unsigned int req, unsigned int max, unsigned int *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XNET_ABI_H */

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nvme_tcp_prio: SO_PRIORITY for the sockets of the in-tree NVMe/TCP host driver.
+ *
+ * Module skeleton: loads and unloads; the feature lands on top of it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/printk.h>
+
+#include <xnet/kernel/glue_impl.h>
+
+static int __init nvme_tcp_prio_init(void)
+{
+	pr_debug("loaded\n");
+	return 0;
+}
+
+static void __exit nvme_tcp_prio_exit(void)
+{
+	pr_debug("unloaded\n");
+}
+
+module_init(nvme_tcp_prio_init);
+module_exit(nvme_tcp_prio_exit);
+
+MODULE_DESCRIPTION("SO_PRIORITY for the sockets of the in-tree NVMe/TCP host driver");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
+/* pp_frag: the C++ side (core ABI and kernel C++ runtime). */
+#include <xnet/kernel/cxxrt.hpp>
+#include <xnet/abi_impl.hpp>

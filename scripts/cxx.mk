@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Freestanding C++ for kbuild: compile $(src)/%.cpp into $(obj)/%.o with the
+# kernel's own code-generation flags, so C++ objects link into modules (and
+# into the UML kernel that kunit.py builds) exactly like C objects.
+#
+# Include from a Kbuild file after setting XNET_ROOT (the project root):
+#   include $(XNET_ROOT)/scripts/cxx.mk
+#
+# Nothing here is architecture specific: the flags are the kernel's
+# KBUILD_CPPFLAGS/KBUILD_CFLAGS/KBUILD_CFLAGS_MODULE (or _KERNEL for built-in
+# objects) minus the options that the C++ compiler itself reports as valid
+# for C only. Every C++ object is then checked: no global constructors, no
+# unwind tables, no C++ runtime symbols (scripts/check-cxx-obj.sh).
+
+# Kbuild clears make's built-in CXX: derive the C++ driver from $(CC).
+ifneq ($(findstring clang,$(CC)),)
+XNET_CXX := $(subst clang,clang++,$(CC))
+else
+XNET_CXX := $(subst gcc,g++,$(CC))
+endif
+
+xnet-cxx-probe-flags := $(KBUILD_CPPFLAGS) $(KBUILD_CFLAGS) \
+	$(KBUILD_CFLAGS_MODULE) $(KBUILD_CFLAGS_KERNEL) $(ccflags-y)
+
+# Ask the C++ compiler once which of these it rejects as C-only. It names
+# them in two ways: "command-line option 'X' is valid for C/ObjC but not for
+# C++" and "'-Werror=' argument 'X' is not valid for C++".
+xnet-cxx-c-only := $(shell LC_ALL=C $(XNET_CXX) $(xnet-cxx-probe-flags) \
+	-x c++ -fsyntax-only /dev/null 2>&1 | sed -n \
+	-e "s/.*command-line option '\([^']*\)' is valid for C\/ObjC but not for C++.*/\1/p" \
+	-e "s/.*'-Werror=' argument '\([^']*\)' is not valid for C++.*/\1/p" | \
+	sort -u)
+# -Werror=<w> is reported as -W<w>; -std=gnu11 is not reported at all.
+xnet-cxx-c-only += $(patsubst -W%,-Werror=%,$(filter -W%,$(xnet-cxx-c-only))) \
+	$(filter -std=%,$(xnet-cxx-probe-flags))
+
+XNET_CXXFLAGS := -std=gnu++17 -nostdinc \
+	-isystem $(shell $(XNET_CXX) -print-file-name=include) \
+	-ffreestanding -fno-exceptions -fno-rtti -fno-threadsafe-statics \
+	-fno-use-cxa-atexit -fno-asynchronous-unwind-tables \
+	-fno-unwind-tables -fcheck-new -fno-common \
+	-Wno-missing-field-initializers -D__XNET_KERNEL__
+
+cxx_flags = -Wp,-MMD,$(depfile) \
+	$(filter-out $(xnet-cxx-c-only),$(_c_flags) $(modkern_cflags)) \
+	$(basename_flags) $(modname_flags) $(XNET_CXXFLAGS)
+
+quiet_cmd_cxx_o_cpp = CXX $(quiet_modtag) $@
+      cmd_cxx_o_cpp = $(XNET_CXX) $(cxx_flags) -c -o $@ $< \
+		$(cmd_objtool) ; \
+		$(CONFIG_SHELL) $(XNET_ROOT)/scripts/check-cxx-obj.sh \
+			'$(OBJDUMP)' '$(NM)' $@ || { rm -f $@; false; }
+
+$(obj)/%.o: $(src)/%.cpp FORCE
+	$(call if_changed_dep,cxx_o_cpp)

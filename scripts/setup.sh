@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install everything the build, the tests and the demo need, from Debian's
+# (or Ubuntu's) own packages. Idempotent: does nothing when all is present.
+#
+#   scripts/setup.sh            install what is missing (needs root or sudo)
+#   scripts/setup.sh --check    only report what is missing (exit 1 if any)
+set -euo pipefail
+
+# Build: compilers, kbuild headers and the kernel the guest boots.
+PKGS_BUILD="make gcc g++ libc6-dev binutils kmod bc flex bison libelf-dev libssl-dev
+	dwarves xz-utils cpio python3 linux-headers-amd64 linux-image-amd64"
+# Tests: GoogleTest, the kernel source for kunit.py/checkpatch, sparse, QEMU.
+PKGS_TEST="libgtest-dev googletest linux-source-6.1 sparse perl qemu-system-x86
+	busybox-static"
+# Tools used inside the guest (the guest runs the host's root filesystem).
+PKGS_GUEST="iproute2 ethtool nvme-cli fio iperf3 procps util-linux"
+
+want="$PKGS_BUILD $PKGS_TEST $PKGS_GUEST"
+
+missing=()
+for p in $want; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+if [ "${1:-}" = "--check" ]; then
+	echo "missing packages: ${missing[*]}"
+	exit 1
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "setup: this script installs Debian/Ubuntu packages with apt-get." >&2
+	echo "setup: on other systems install the equivalents of: ${missing[*]}" >&2
+	exit 1
+fi
+
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null 2>&1 || {
+		echo "setup: need root (or sudo) to install: ${missing[*]}" >&2
+		exit 1
+	}
+	SUDO=sudo
+fi
+
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"
