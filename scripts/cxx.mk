@@ -42,9 +42,12 @@ XNET_CXXFLAGS := -std=gnu++17 -nostdinc \
 	-fno-unwind-tables -fcheck-new -fno-common \
 	-Wno-missing-field-initializers -D__XNET_KERNEL__
 
+# CXXFLAGS_<file>.o adds per-object options after ours (tests use it to
+# prove that the object checks catch what the defaults prevent).
 cxx_flags = -Wp,-MMD,$(depfile) \
 	$(filter-out $(xnet-cxx-c-only),$(_c_flags) $(modkern_cflags)) \
-	$(basename_flags) $(modname_flags) $(XNET_CXXFLAGS)
+	$(basename_flags) $(modname_flags) $(XNET_CXXFLAGS) \
+	$(CXXFLAGS_$(target-stem).o)
 
 quiet_cmd_cxx_o_cpp = CXX $(quiet_modtag) $@
       cmd_cxx_o_cpp = $(XNET_CXX) $(cxx_flags) -c -o $@ $< \

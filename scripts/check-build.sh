@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build-level checks, each reported as a KTAP test case:
+#   - the modules build warning-free with W=1;
+#   - sparse (make C=2) reports nothing;
+#   - checkpatch.pl is clean on the C sources (scripts/style.sh);
+#   - the C++ object checks: a control object builds, and objects that need
+#     a C++ runtime (global constructor, exceptions, RTTI, guarded statics,
+#     std::) make the build fail with the checker's error.
+# Ends with "build: N passed, N failed".
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+KDIR=${KDIR:-$("$root/scripts/kdir.sh")}
+out=$root/build/check-build
+rm -rf "$out"
+mkdir -p "$out"
+
+n=0 pass=0 fail=0
+cases=()
+result() {	# result OK|FAIL name [diagnostic-file]
+	n=$((n + 1))
+	if [ "$1" = OK ]; then
+		pass=$((pass + 1))
+		cases+=("ok $n $2")
+	else
+		fail=$((fail + 1))
+		cases+=("not ok $n $2")
+		[ -n "${3:-}" ] && sed 's/^/# /' "$3" | tail -n 40
+	fi
+}
+
+kmake() { make -C "$KDIR" "$@"; }
+
+# W=1: clean first so that every object is compiled and every warning shown.
+kmake M="$root" clean >/dev/null 2>&1
+if kmake M="$root" W=1 modules >"$out/w1.log" 2>&1 &&
+	! grep -E 'warning:|error:' "$out/w1.log" >"$out/w1.bad"; then
+	result OK "modules build warning-free with W=1"
+else
+	cat "$out/w1.bad" >>"$out/w1.log"
+	result FAIL "modules build warning-free with W=1" "$out/w1.log"
+fi
+
+# sparse on every C file of the modules.
+if ! command -v sparse >/dev/null; then
+	echo "# sparse not installed" >"$out/sparse.log"
+	result FAIL "sparse (make C=2) clean" "$out/sparse.log"
+elif kmake M="$root" C=2 modules >"$out/sparse.log" 2>&1 &&
+	! grep -E 'warning:|error:' "$out/sparse.log"; then
+	result OK "sparse (make C=2) clean"
+else
+	result FAIL "sparse (make C=2) clean" "$out/sparse.log"
+fi
+
+if "$root/scripts/style.sh" >"$out/style.log" 2>&1; then
+	result OK "checkpatch clean"
+else
+	result FAIL "checkpatch clean" "$out/style.log"
+fi
+
+# C++ object guards.
+guard() {	# guard case expect(pass|reject)
+	local c=$1 expect=$2 dir=$out/cxxguard/$1 flags
+	mkdir -p "$dir"
+	cp "$root/tests/build/cxxguard/$c.cpp" "$dir/"
+	cp "$root/tests/build/cxxguard/glue.c" "$dir/"
+	flags=$(sed -n 's|^// CXXFLAGS: ||p' "$dir/$c.cpp")
+	cat >"$dir/Kbuild" <<-KB
+	XNET_ROOT := $root
+	include \$(XNET_ROOT)/scripts/common.mk
+	obj-m := guard.o
+	guard-y := glue.o $c.o
+	CXXFLAGS_$c.o := $flags
+	KB
+	kmake M="$dir" modules >"$dir/build.log" 2>&1
+	local rc=$?
+	if [ "$expect" = pass ]; then
+		if [ $rc -eq 0 ] && [ -f "$dir/guard.ko" ]; then
+			result OK "C++ guard: $c builds"
+		else
+			result FAIL "C++ guard: $c builds" "$dir/build.log"
+		fi
+	elif [ $rc -ne 0 ] && grep -q "error: .*$c.o: C++ object" "$dir/build.log" &&
+		[ ! -f "$dir/$c.o" ]; then
+		result OK "C++ guard: $c rejected ($(grep -o 'C++ object.*' "$dir/build.log" | head -1))"
+	else
+		result FAIL "C++ guard: $c rejected" "$dir/build.log"
+	fi
+}
+guard good pass
+for c in global_ctor exceptions rtti guarded_static std_symbol; do
+	guard "$c" reject
+done
+
+echo "KTAP version 1"
+echo "1..$n"
+printf '%s\n' "${cases[@]}"
+echo "build: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

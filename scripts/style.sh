@@ -1,0 +1,20 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# checkpatch.pl (from the kernel source the KUnit tier uses) on every C
+# source and C header of the project. C++ files are not kernel C and are
+# not checked by checkpatch.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+ksrc=$("$root/scripts/ksrc.sh")
+cd "$root"
+mapfile -t files < <(git ls-files -co --exclude-standard -- '*.c' '*.h' |
+	grep -v '\.mod\.c$' | sort)
+[ ${#files[@]} -gt 0 ] || { echo "style: no C files"; exit 1; }
+
+# --no-tree: out-of-tree; FILE_PATH_CHANGES/SPDX placement rules are for
+# patches to the kernel tree, not files of a standalone project.
+"$ksrc/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
+	--ignore FILE_PATH_CHANGES -f "${files[@]}"
+echo "style: checkpatch clean on ${#files[@]} files"
