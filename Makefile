@@ -21,7 +21,10 @@ BUILD := $(ROOT)/build
 ifeq ($(origin KDIR), undefined)
 KDIR = $(eval KDIR := $(shell $(ROOT)/scripts/kdir.sh))$(KDIR)
 endif
-KVER = $(eval KVER := $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null))$(KVER)
+# The release the headers were built for (Debian's kernel.release holds the
+# upstream version, the vermagic comes from UTS_RELEASE).
+KVER = $(eval KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null))$(KVER)
 
 MODULES := nvme_tcp_prio nvmet_tcp_prio xps_flow pp_frag
 KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT)
@@ -35,8 +38,8 @@ modules:
 	$(KMAKE) modules
 
 install: modules
-	$(KMAKE) INSTALL_MOD_DIR=extra modules_install
-	depmod -a $(KVER)
+	$(KMAKE) INSTALL_MOD_DIR=extra KERNELRELEASE=$(KVER) modules_install
+	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
 
 clean:
 	$(KMAKE) clean 2>/dev/null || true

@@ -60,6 +60,30 @@ else
 	result FAIL "checkpatch clean" "$out/style.log"
 fi
 
+# make install into a staging root: modules in extra/, depmod finds them.
+stage=$out/install
+if make -C "$root" --no-print-directory KDIR="$KDIR" install \
+	INSTALL_MOD_PATH="$stage" >"$out/install.log" 2>&1 &&
+	[ "$(grep -c '^extra/.*\.ko:' "$stage"/lib/modules/*/modules.dep)" -eq 4 ]; then
+	result OK "make install: 4 modules in extra/, known to depmod"
+else
+	result FAIL "make install: 4 modules in extra/, known to depmod" "$out/install.log"
+fi
+
+# dkms build from a copy of the tracked sources, in private dkms/source trees.
+dk=$out/dkms
+kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$KDIR/include/generated/utsrelease.h")
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$root/dkms.conf")
+mkdir -p "$dk/src/xnet-$ver" "$dk/tree"
+(cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$dk/src/xnet-$ver")
+if dkms build -m xnet -v "$ver" -k "$kver" --kernelsourcedir "$KDIR" \
+	--dkmstree "$dk/tree" --sourcetree "$dk/src" >"$out/dkms.log" 2>&1 &&
+	[ "$(find "$dk/tree" -path "*/$kver/*" -name '*.ko' | wc -l)" -eq 4 ]; then
+	result OK "dkms build: 4 modules for $kver"
+else
+	result FAIL "dkms build: 4 modules for $kver" "$out/dkms.log"
+fi
+
 # C++ object guards.
 guard() {	# guard case expect(pass|reject)
 	local c=$1 expect=$2 dir=$out/cxxguard/$1 flags

@@ -10,7 +10,7 @@ set -euo pipefail
 
 # Build: compilers, kbuild headers and the kernel the guest boots.
 PKGS_BUILD="make gcc g++ libc6-dev binutils kmod bc flex bison libelf-dev libssl-dev
-	dwarves xz-utils cpio python3 linux-headers-amd64 linux-image-amd64"
+	dwarves xz-utils cpio python3 git dkms linux-headers-amd64 linux-image-amd64"
 # Tests: GoogleTest, the kernel source for kunit.py/checkpatch, sparse, QEMU.
 PKGS_TEST="libgtest-dev googletest linux-source-6.1 sparse perl qemu-system-x86
 	busybox-static"
