@@ -9,6 +9,7 @@
 #   make test-user       C++ core in userspace (GoogleTest, ASan+UBSan)
 #   make kunit           KUnit suites on UML via the kernel's kunit.py
 #   make vmtest          the .ko files in a QEMU guest booting Debian's kernel
+#   make vmtest-selftest prove the guest harness catches what it must
 #   make check-build     W=1, sparse, checkpatch and C++ object guards
 #   make style           checkpatch.pl on the C sources
 #   make sparse          make C=2 (sparse on every C file)
@@ -30,7 +31,7 @@ MODULES := nvme_tcp_prio nvmet_tcp_prio xps_flow pp_frag
 KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT)
 
 .PHONY: all modules install clean setup check demo test-user kunit vmtest \
-	check-build style sparse
+	check-build style sparse vmtest-selftest
 
 all: modules
 
@@ -58,7 +59,7 @@ USER_OBJS := $(patsubst $(ROOT)/tests/user/%.cpp,$(BUILD)/user/%.o,$(USER_SRCS))
 
 $(BUILD)/user/%.o: $(ROOT)/tests/user/%.cpp
 	@mkdir -p $(@D)
-	g++ $(USER_CXXFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  CXX     $(notdir $@)"; g++ $(USER_CXXFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/user/xnet_user_tests: $(USER_OBJS)
 	g++ $(USER_CXXFLAGS) -o $@ $^ -lgtest -lgtest_main -pthread
@@ -73,6 +74,11 @@ kunit:
 
 vmtest: modules
 	$(ROOT)/scripts/vmtest.sh --kernel /boot/vmlinuz-$(KVER)
+
+# Proves the guest harness catches failures, console warnings, bad taint,
+# hangs and crashes (boots with deliberately broken tests from a temp dir).
+vmtest-selftest:
+	$(ROOT)/scripts/vmtest.sh --selftest --kernel /boot/vmlinuz-$(KVER)
 
 check-build:
 	KDIR=$(KDIR) $(ROOT)/scripts/check-build.sh

@@ -6,6 +6,7 @@
 #   build  W=1, sparse, checkpatch, C++ object guards        make check-build
 #   kunit  KUnit suites on UML (kunit.py)                    make kunit
 #   vm     the .ko files in a QEMU guest (Debian's kernel)   make vmtest
+#   vmself the guest harness catches failures/hangs/oopses  make vmtest-selftest
 # Each tier ends with "<tier>: N passed, N failed"; a tier that exits
 # non-zero without failing a counted test counts one failure. The last line
 # is the total: "N passed, N failed". Exit status 0 only if nothing failed.
@@ -18,8 +19,9 @@ mkdir -p "$logs"
 
 "$root/scripts/setup.sh" || { echo "0 passed, 1 failed"; exit 1; }
 
-declare -A target=([user]=test-user [build]=check-build [kunit]=kunit [vm]=vmtest)
-tiers=${XNET_TIERS:-user build kunit vm}
+declare -A target=([user]=test-user [build]=check-build [kunit]=kunit [vm]=vmtest
+	[vmself]=vmtest-selftest)
+tiers=${XNET_TIERS:-user build kunit vm vmself}
 total_pass=0 total_fail=0
 summary=()
 

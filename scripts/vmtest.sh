@@ -1,0 +1,550 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vmtest: run the guest tests (tests/vm/NN-name.sh) in QEMU guests booting the
+# Debian kernel the modules are built for. The build machine itself cannot
+# load modules, so every kernel-side test runs here.
+#
+# Why the guest's root is the build machine's own root over 9p (virtme-style)
+# instead of an initramfs with copied tools: the tests need bash, iproute2,
+# nvme-cli, fio, iperf3, kmod and Debian's whole /lib/modules/<kver> (modprobe
+# nvme-tcp, null_blk, veth, sch_* ...). Copying them means chasing ldd output
+# and applet links (one such cp once overwrote the host's busybox) and
+# ~100 MB of cpio unpacked at every boot. Sharing / read-only over virtio-9p
+# under a tmpfs overlay gives all of it with no copying, and the project's
+# .ko files sit at the same absolute path as on the host. The initramfs is
+# only busybox + the 11 modules needed to mount that root (scripts/vm/); it is
+# cached and rebuilt only when its inputs change. The kernel boots as an
+# uncompressed PVH vmlinux (also cached): under TCG the xz decompressor of
+# the bzImage alone costs ~4 s per boot.
+#
+# Results come back through a second, writable 9p share (one dir per boot);
+# the kernel console (ttyS0) goes to console.log next to it. The guest never
+# has a NIC on the host side: networking is done inside it (veth/netns).
+#
+# Usage: scripts/vmtest.sh [options] [TEST-GLOB...]
+#   --cpus N          vCPUs (default 2)          --mem MB   RAM (default 1024)
+#   --timeout SEC     per boot (default 300)     --kernel PATH  guest kernel
+#   --append "ARGS"   extra kernel arguments     --keep     keep the log dir
+#   --shell-cmd "CMD" boot, run CMD in the guest (cwd $XNET_SRC), print its
+#                     output, exit with its status
+#   --selftest        prove the harness catches failures, console problems,
+#                     taint and hangs (boots a temporary set of bad tests)
+#   -v                stream the guest console to stderr
+# TEST-GLOB matches test names (e.g. '01-*', 01-load-unload) in tests/vm, or
+# is a path to a test script. Default: all tests/vm/[0-9]*.sh.
+#
+# Test header (optional, any line): "# vmtest: cpus=2 mem=1024 append="..."
+#   qemu="-device ..." timeout=SEC livepatch=1". Tests with the same
+#   cpus/mem/append/qemu share one boot; header values override the defaults.
+#   livepatch=1 allows taint K for that test; timeout raises the boot timeout.
+# Env: XNET_SRC (project dir, default: this checkout), XNET_VM_TESTDIR (dir of
+#   tests, default tests/vm), XNET_KVER (guest kernel version, default: from
+#   the kernel image), XNET_VM_ACCEL (kvm|tcg, default: probe once, cached),
+#   XNET_VM_CPU (TCG -cpu model, default max).
+#
+# Guest: the host's / read-only under a tmpfs overlay (writes vanish), fresh
+#   /run (ip netns works), configfs/debugfs/tracefs mounted, lo up, no udev
+#   (drivers of devices added with qemu= are loaded by the runner), no NIC
+#   unless a test adds one (use "-netdev user" only: never touch the host's
+#   network). Each test runs as "bash TEST" in $XNET_TMP with XNET_SRC,
+#   XNET_KVER, XNET_TMP, XNET_VM_LIB (tests/vm/lib.sh) set; processes it
+#   leaves behind are killed afterwards; taint is checked per test (new bits).
+#
+# Output: KTAP (one test case per script), then "vmtest: N passed, N failed".
+# Exit 0 only if nothing failed: test failure, timeout, guest crash, kernel
+# console problem (BUG/WARNING/Oops/lockdep/...), or new taint beyond O|E.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+repo=$(cd "$here/.." && pwd -P)
+export XNET_SRC=${XNET_SRC:-$repo}
+testdir=${XNET_VM_TESTDIR:-$repo/tests/vm}
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/xnet-kmods/vm
+qemu="qemu-system-x86_64"
+
+opt_cpus=2 opt_mem=1024 opt_timeout=300 opt_kernel='' opt_append='' opt_keep=0
+opt_cmd='' opt_mode=tests opt_verbose=0
+globs=()
+
+# Kernel log lines that fail the run.
+problem_re='BUG:|WARNING:|Oops|general protection fault|KASAN|UBSAN'
+problem_re+='|possible circular locking|possible recursive locking'
+problem_re+='|inconsistent lock state|suspicious RCU usage|Kernel panic'
+problem_re+='|soft lockup|hung_task:|hung_task_timeout|blocked for more than'
+problem_re+='|unreferenced object'
+
+die() {
+	echo "vmtest: $*" >&2
+	exit 2
+}
+usage() {
+	sed -n '/^# Usage:/,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
+	exit "${1:-2}"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--cpus) opt_cpus=${2:?}; shift ;;
+	--mem) opt_mem=${2:?}; shift ;;
+	--timeout) opt_timeout=${2:?}; shift ;;
+	--kernel) opt_kernel=${2:?}; shift ;;
+	--append) opt_append=${2?}; shift ;;
+	--keep) opt_keep=1 ;;
+	--shell-cmd) opt_cmd=${2?}; opt_mode=cmd; shift ;;
+	--selftest) opt_mode=selftest ;;
+	-v) opt_verbose=1 ;;
+	-h | --help) usage 0 ;;
+	--) shift; globs+=("$@"); break ;;
+	-*) echo "vmtest: unknown option $1" >&2; usage ;;
+	*) globs+=("$1") ;;
+	esac
+	shift
+done
+for v in "$opt_cpus" "$opt_mem" "$opt_timeout"; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] || die "not a positive number: $v"
+done
+
+# ---------------------------------------------------------------- selftest
+# Boot a temporary test dir full of bad tests and check that each is caught.
+selftest() {
+	local d out rc=0 bad=0 want
+	d=$(mktemp -d "${TMPDIR:-/tmp}/xnet-vmselftest.XXXXXX")
+	# shellcheck disable=SC2064
+	trap "rm -rf '$d'" EXIT
+	cat >"$d/01-pass.sh" <<-'EOF'
+		# vmtest: cpus=1 append="xnet_selftest=1"
+		. "$XNET_VM_LIB"
+		grep -qw xnet_selftest=1 /proc/cmdline || fail "header append missing"
+		expect_eq "$(nproc)" 1 "cpus from header"
+		[ -d "$XNET_TMP" ] && [ -w "$XNET_TMP" ] || fail "no XNET_TMP"
+		[ -f "$XNET_SRC/tests/vm/lib.sh" ] || fail "XNET_SRC not visible"
+		/sbin/ip netns add selftest && /sbin/ip netns del selftest || fail "ip netns"
+		/sbin/modprobe -a veth null_blk nvme-tcp || fail "modprobe"
+		ktap_diag "kver $XNET_KVER"
+	EOF
+	cat >"$d/02-livepatch.sh" <<-'EOF'
+		# vmtest: cpus=1 append="xnet_selftest=1" livepatch=1
+		echo 32768 >/proc/sys/kernel/tainted	# K is allowed here
+	EOF
+	cat >"$d/03-skip.sh" <<-'EOF'
+		. "$XNET_VM_LIB"
+		skip "nothing to see"
+	EOF
+	cat >"$d/04-fail.sh" <<-'EOF'
+		. "$XNET_VM_LIB"
+		expect_eq 1 2 "deliberate failure"
+	EOF
+	cat >"$d/05-warn.sh" <<-'EOF'
+		echo "<4>WARNING: CPU: 0 PID: $$ at vmtest-selftest (fake)" >/dev/kmsg
+	EOF
+	cat >"$d/06-taint.sh" <<-'EOF'
+		echo 64 >/proc/sys/kernel/tainted	# U: taint from user space
+	EOF
+	cat >"$d/07-hang.sh" <<-'EOF'
+		echo "hanging now"
+		sleep 100000
+	EOF
+	cat >"$d/08-notrun.sh" <<-'EOF'
+		true
+	EOF
+	cat >"$d/09-crash.sh" <<-'EOF'
+		# vmtest: mem=768
+		echo c >/proc/sysrq-trigger	# kernel panic: QEMU ends at once
+	EOF
+	# Output: one KTAP test case; the inner run's output as diagnostics.
+	echo "KTAP version 1"
+	echo "1..1"
+	echo "# vmtest selftest: 9 tests in 3 boots, expect 3 passed, 6 failed (~1 min)"
+	out=$(XNET_VM_TESTDIR=$d "${BASH_SOURCE[0]}" --timeout 25 \
+		${opt_kernel:+--kernel "$opt_kernel"} 2>&1) || rc=$?
+	while IFS= read -r want; do
+		[[ $want == "vmtest: logs in "* ]] || echo "# | $want"
+	done <<<"$out"
+	for want in '^ok [0-9]+ 01-pass$' '^ok [0-9]+ 02-livepatch$' \
+		'^ok [0-9]+ 03-skip # SKIP nothing to see$' '^not ok [0-9]+ 04-fail$' \
+		'^not ok [0-9]+ 05-warn$' '^not ok [0-9]+ 06-taint$' \
+		'^not ok [0-9]+ 07-hang$' '^not ok [0-9]+ 08-notrun$' '^not ok [0-9]+ 09-crash$' \
+		'# vmtest: console: .*WARNING: CPU: 0 PID: [0-9]+ at vmtest-selftest' \
+		'# vmtest: new kernel taint 64 \(U\)' '# vmtest: timeout .* 07-hang' \
+		'# hanging now' '# vmtest: not run' \
+		'# vmtest: guest stopped .* while 09-crash was running' \
+		'# vmtest: console: .*Kernel panic' '^vmtest: 3 passed, 6 failed$'; do
+		grep -Eq "$want" <<<"$out" || { echo "# selftest: missing /$want/"; bad=1; }
+	done
+	[ "$rc" -ne 0 ] || { echo "# selftest: vmtest exited 0"; bad=1; }
+	# The inner run failed on purpose and kept its logs: drop them.
+	want=$(sed -n 's/^vmtest: logs in //p' <<<"$out")
+	case $want in
+	*/xnet-vmtest.*)
+		if [ $bad -eq 0 ]; then rm -rf "$want"; else echo "# vmtest: logs in $want"; fi ;;
+	esac
+	if [ $bad -eq 0 ]; then
+		echo "# vmtest selftest: every injected failure was reported"
+		echo "ok 1 vmtest-selftest"
+		echo "vmtest: 1 passed, 0 failed"
+	else
+		echo "not ok 1 vmtest-selftest"
+		echo "vmtest: 0 passed, 1 failed"
+	fi
+	return $bad
+}
+if [ "$opt_mode" = selftest ]; then
+	selftest
+	exit
+fi
+
+# ---------------------------------------------------------------- kernel
+command -v "$qemu" >/dev/null || die "$qemu not found (scripts/setup.sh)"
+mkdir -p "$cache"
+
+if [ -n "$opt_kernel" ]; then
+	kernel=$opt_kernel
+else
+	# The build machine's running kernel is irrelevant: use the installed one.
+	kernel=$(find /boot -maxdepth 1 -name 'vmlinuz-6.1*' | sort -V | tail -n 1)
+	[ -n "$kernel" ] || die "no /boot/vmlinuz-6.1* (apt-get install linux-image-amd64)"
+fi
+[ -r "$kernel" ] || die "cannot read kernel $kernel"
+
+bzimage_version() { # version string from the bzImage header
+	local off
+	off=$(od -An -tu2 -j $((0x20e)) -N2 "$1" 2>/dev/null | tr -d ' ')
+	[ -n "$off" ] || return 0
+	dd if="$1" bs=1 skip=$((off + 0x200)) count=128 2>/dev/null | tr '\0' '\n' |
+		head -n 1 | awk '{ print $1 }'
+}
+if [ -z "${XNET_KVER:-}" ]; then
+	case $(basename "$kernel") in
+	vmlinuz-*) XNET_KVER=${kernel##*/vmlinuz-} ;;
+	*) XNET_KVER=$(bzimage_version "$kernel") ;;
+	esac
+fi
+[ -n "${XNET_KVER:-}" ] || die "cannot tell the version of $kernel: set XNET_KVER"
+export XNET_KVER
+
+is_pvh_elf() {
+	[ "$(head -c 4 "$1" | tr -d '\0')" = $'\x7fELF' ] &&
+		readelf -n "$1" 2>/dev/null | grep -q 'Unknown note type: (0x00000012)'
+}
+# Boot image: the bzImage's payload, uncompressed, when it is a PVH ELF
+# (QEMU boots that directly: no decompressor run under TCG). Cached.
+boot_image() {
+	local k=$1 key out off tmp
+	[ "$(head -c 4 "$k" | tr -d '\0')" = $'\x7fELF' ] && { echo "$k"; return; }
+	command -v readelf >/dev/null || { echo "$k"; return; }
+	key=$(stat -Lc '%n %s %Y' "$k" | sha256sum | cut -c1-16)
+	out=$cache/vmlinux-$XNET_KVER-$key
+	[ -s "$out" ] && { echo "$out"; return; }
+	tmp=$(mktemp "$cache/.vmlinux.XXXXXX")
+	# Try each xz / zstd magic in the image until one gives a PVH ELF.
+	while IFS=: read -r off magic; do
+		case $magic in
+		*7zXZ*) tail -c +$((off + 1)) "$k" | xz -dc --single-stream ;;
+		*) tail -c +$((off + 1)) "$k" | zstd -qdc ;;
+		esac >"$tmp" 2>/dev/null || true
+		is_pvh_elf "$tmp" && break
+	done < <(LC_ALL=C grep -obUaP '\xfd7zXZ\x00|\x28\xb5\x2f\xfd' "$k")
+	if is_pvh_elf "$tmp"; then
+		mv -f "$tmp" "$out"
+		find "$cache" -maxdepth 1 -name "vmlinux-$XNET_KVER-*" ! -path "$out" -delete
+		echo "$out"
+	else
+		rm -f "$tmp"
+		echo "$k"
+	fi
+}
+kimage=$(boot_image "$kernel")
+initrd=$("$here/vm/mkinitramfs.sh" "$XNET_KVER" "$cache")
+
+# KVM if it works (here /dev/kvm exists but guests die), else TCG. Cached.
+pick_accel() {
+	local f log
+	case ${XNET_VM_ACCEL:-} in kvm | tcg) echo "$XNET_VM_ACCEL"; return ;; esac
+	if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
+		echo tcg
+		return
+	fi
+	f=$cache/accel-$( { uname -r; "$qemu" --version | head -n 1; echo "$kimage"; } |
+		sha256sum | cut -c1-16)
+	[ -s "$f" ] && { cat "$f"; return; }
+	log=$(mktemp)
+	# Working KVM: the kernel runs, finds no root and panics (panic=-1 with
+	# -no-reboot ends QEMU) in ~1 s. Broken KVM: abort, silence or a hang.
+	timeout -k 2 10 "$qemu" -nodefaults -no-user-config -display none -no-reboot \
+		-machine q35 -accel kvm -cpu host -m 256 -kernel "$kimage" \
+		-append "console=ttyS0 panic=-1" -serial "file:$log" >/dev/null 2>&1 || true
+	if grep -q 'Linux version' "$log"; then echo kvm; else echo tcg; fi | tee "$f"
+	rm -f "$log"
+}
+accel=$(pick_accel)
+if [ "$accel" = kvm ]; then
+	accel_args=(-accel kvm -cpu host)
+else
+	# -cpu max: PCLMUL etc. (crct10dif-pclmul, needed by nvme/nvmet).
+	accel_args=(-accel "tcg,thread=multi" -cpu "${XNET_VM_CPU:-max}")
+fi
+
+# ---------------------------------------------------------------- tests
+tests=()
+if [ "$opt_mode" = tests ]; then
+	[ -d "$testdir" ] || die "no test dir $testdir"
+	testdir=$(cd "$testdir" && pwd -P)
+	if [ ${#globs[@]} -eq 0 ]; then
+		globs=('[0-9]*')
+	fi
+	shopt -s nullglob
+	declare -A picked=()
+	for g in "${globs[@]}"; do
+		if [ -f "$g" ]; then
+			m=("$(cd "$(dirname "$g")" && pwd -P)/$(basename "$g")")
+		else
+			g=${g%.sh}
+			# shellcheck disable=SC2206 # the glob is wanted
+			m=("$testdir"/$g.sh)
+			[ ${#m[@]} -eq 0 ] || [ -f "${m[0]}" ] || m=()
+			# shellcheck disable=SC2206 # a bare prefix: '01' = '01*'
+			[ ${#m[@]} -gt 0 ] || m=("$testdir"/$g*.sh)
+		fi
+		[ ${#m[@]} -gt 0 ] || die "no test matches '$g' in $testdir"
+		for t in "${m[@]}"; do
+			[ -n "${picked[$t]:-}" ] && continue
+			picked[$t]=1
+			tests+=("$t")
+		done
+	done
+	shopt -u nullglob
+fi
+
+# Boot needs from "# vmtest: k=v ..." header lines.
+parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout
+	local line rest k v
+	n_cpus=$opt_cpus n_mem=$opt_mem n_append='' n_qemu='' n_timeout=$opt_timeout
+	n_taint_ok=$((4096 | 8192))
+	while IFS= read -r line; do
+		[[ $line =~ ^#[[:space:]]*vmtest:(.*)$ ]] || continue
+		rest=${BASH_REMATCH[1]}
+		while [[ $rest =~ ^[[:space:]]*([a-z_]+)=(\"([^\"]*)\"|([^[:space:]\"]*))(.*)$ ]]; do
+			k=${BASH_REMATCH[1]} v=${BASH_REMATCH[3]}${BASH_REMATCH[4]}
+			rest=${BASH_REMATCH[5]}
+			case $k in
+			cpus | mem | timeout)
+				[[ $v =~ ^[1-9][0-9]*$ ]] || die "$1: $k=$v is not a number"
+				case $k in
+				cpus) n_cpus=$v ;; mem) n_mem=$v ;;
+				timeout) [ "$v" -gt "$n_timeout" ] && n_timeout=$v ;;
+				esac
+				;;
+			append) n_append+="${n_append:+ }$v" ;;
+			qemu) n_qemu+="${n_qemu:+ }$v" ;;
+			livepatch) [ "$v" = 1 ] && n_taint_ok=$((n_taint_ok | 32768)) ;;
+			*) die "$1: unknown vmtest header key '$k'" ;;
+			esac
+		done
+		[[ $rest =~ ^[[:space:]]*$ ]] || die "$1: cannot parse header: $line"
+	done <"$1"
+}
+
+# ---------------------------------------------------------------- boot
+run=$(mktemp -d "${TMPDIR:-/tmp}/xnet-vmtest.XXXXXX")
+qpid=
+failed_any=0
+cleanup() {
+	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+	if [ $opt_keep -eq 1 ] || [ $failed_any -ne 0 ]; then
+		echo "vmtest: logs in $run" >&2
+	else
+		rm -rf "$run"
+	fi
+}
+trap cleanup EXIT
+trap 'failed_any=1; exit 130' INT TERM
+
+# printk.devkmsg=on: the markers written to /dev/kmsg must not be ratelimited.
+# cryptomgr.notests: the crypto self-tests cost ~0.6 s of every TCG boot.
+# panic=-1 + -no-reboot: a panic ends QEMU at once.
+base_append="console=ttyS0 panic=-1 printk.devkmsg=on cryptomgr.notests=1"
+
+# boot DIR CPUS MEM APPEND QEMU-EXTRA TIMEOUT: run one guest; DIR/res holds
+# cfg already. Sets boot_rc (124: timeout), boot_t0 and boot_wall.
+boot() {
+	local dir=$1 cpus=$2 mem=$3 append=$4 extra=$5 tmo=$6 t0 tailpid=
+	local -a xargs
+	read -ra xargs <<<"$extra"
+	echo "$repo/tests/vm/run.sh" >"$dir/res/runner"
+	: >"$dir/console.log"
+	t0=$EPOCHREALTIME boot_t0=$EPOCHREALTIME
+	timeout -k 5 "$tmo" "$qemu" -nodefaults -no-user-config -display none -no-reboot \
+		-machine q35 "${accel_args[@]}" -smp "$cpus" -m "$mem" \
+		-kernel "$kimage" -initrd "$initrd" \
+		-append "$base_append${append:+ $append}" \
+		-chardev "file,id=con,path=$dir/console.log" -serial chardev:con \
+		-virtfs local,path=/,mount_tag=xroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$dir/res,mount_tag=xres,security_model=none,multidevs=remap" \
+		"${xargs[@]}" </dev/null >"$dir/qemu.out" 2>&1 &
+	qpid=$!
+	if [ $opt_verbose -eq 1 ]; then
+		tail -n +1 -f --pid="$qpid" "$dir/console.log" >&2 &
+		tailpid=$!
+	fi
+	if [ "$opt_mode" = cmd ]; then
+		tail -n +1 -f --pid="$qpid" "$dir/res/cmd.out" &
+		tailpid="$tailpid $!"
+	fi
+	boot_rc=0
+	wait "$qpid" || boot_rc=$?
+	qpid=
+	# shellcheck disable=SC2086
+	[ -z "$tailpid" ] || wait $tailpid 2>/dev/null || true
+	[ $opt_verbose -eq 0 ] || echo >&2 # the console's last line has no \n
+	boot_wall=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+}
+
+# Console/dmesg problems: "NAME<US>line" (US = \x1f), NAME = test running
+# (or last ended) when the line was logged, empty before the first test.
+US=$'\x1f'
+scan_problems() {
+	local f files=()
+	for f; do [ -f "$f" ] && files+=("$f"); done
+	[ ${#files[@]} -gt 0 ] || return 0
+	awk -v pat="$problem_re" '
+		{ sub(/\r$/, "") }
+		/vmtest: begin / { cur = $0; sub(/.*vmtest: begin /, "", cur); sub(/ .*/, "", cur); next }
+		/vmtest: end / { next }
+		$0 ~ pat { print cur "\037" $0 }' "${files[@]}" | awk '!seen[$0]++'
+}
+
+# ---------------------------------------------------------------- shell-cmd
+if [ "$opt_mode" = cmd ]; then
+	d=$run/boot1
+	mkdir -p "$d/res"
+	{
+		printf 'XNET_SRC=%q\nXNET_KVER=%q\nXNET_VM_LIB=%q\n' \
+			"$XNET_SRC" "$XNET_KVER" "$repo/tests/vm/lib.sh"
+		printf 'VM_MODE=cmd\nVM_CMD=%q\n' "$opt_cmd"
+	} >"$d/res/cfg"
+	: >"$d/res/cmd.out"
+	boot "$d" "$opt_cpus" "$opt_mem" "$opt_append" "" "$opt_timeout"
+	rc=$(cat "$d/res/cmd.rc" 2>/dev/null || echo 125)
+	if [ "$boot_rc" -eq 124 ]; then
+		echo "vmtest: timeout after $opt_timeout s" >&2
+		rc=124
+	elif [ ! -f "$d/res/cmd.rc" ]; then
+		echo "vmtest: guest stopped before the command finished (qemu exit $boot_rc)" >&2
+		sed 's/^/vmtest: qemu: /' "$d/qemu.out" >&2
+	fi
+	probs=$(scan_problems "$d/console.log" "$d/res/dmesg.txt" | cut -d "$US" -f2-)
+	if [ -n "$probs" ]; then
+		head -n 20 <<<"$probs" | while IFS= read -r l; do echo "vmtest: kernel: $l"; done >&2
+		[ "$rc" -ne 0 ] || rc=1
+	fi
+	[ "$rc" -eq 0 ] || failed_any=1
+	exit "$rc"
+fi
+
+# ---------------------------------------------------------------- tests
+[ ${#tests[@]} -gt 0 ] || die "no tests found in $testdir"
+declare -A grp_tests=() grp_timeout=() t_taint_ok=()
+grp_order=()
+for t in "${tests[@]}"; do
+	parse_needs "$t"
+	key="$n_cpus$US$n_mem$US$n_append$US$n_qemu"
+	if [ -z "${grp_tests[$key]+x}" ]; then
+		grp_order+=("$key")
+		grp_tests[$key]=
+		grp_timeout[$key]=$n_timeout
+	fi
+	grp_tests[$key]+="$t"$'\n'
+	[ "$n_timeout" -gt "${grp_timeout[$key]}" ] && grp_timeout[$key]=$n_timeout
+	t_taint_ok[$t]=$n_taint_ok
+done
+
+echo "KTAP version 1"
+echo "1..${#tests[@]}"
+echo "# vmtest: kernel $kernel ($XNET_KVER), accel $accel, XNET_SRC=$XNET_SRC"
+num=0 passed=0 failed=0 nboot=0
+for key in "${grp_order[@]}"; do
+	nboot=$((nboot + 1))
+	IFS=$US read -r cpus mem append extra <<<"$key"
+	mapfile -t gt < <(printf '%s' "${grp_tests[$key]}")
+	d=$run/boot$nboot
+	mkdir -p "$d/res"
+	{
+		printf 'XNET_SRC=%q\nXNET_KVER=%q\nXNET_VM_LIB=%q\nVM_MODE=tests\n' \
+			"$XNET_SRC" "$XNET_KVER" "$repo/tests/vm/lib.sh"
+		# Extra QEMU devices: the guest (no udev) loads their drivers.
+		printf 'VM_COLDPLUG=%d\n' $((${#extra} > 0))
+		printf 'VM_TESTS=('
+		printf '%q ' "${gt[@]}"
+		printf ')\nVM_TAINT_OK=('
+		for t in "${gt[@]}"; do printf '%s ' "${t_taint_ok[$t]}"; done
+		printf ')\n'
+	} >"$d/res/cfg"
+	boot "$d" "$cpus" "$mem" "${append}${opt_append:+ $opt_append}" "$extra" "${grp_timeout[$key]}"
+
+	# Boot to first test: host wall clock (the guest made 1.begin over 9p).
+	first='?'
+	if [ -f "$d/res/1.begin" ]; then
+		first=$(awk -v a="$boot_t0" -v b="$(stat -c %.3Y "$d/res/1.begin")" \
+			'BEGIN { printf "%.1f", b - a }')
+	fi
+	echo "# vmtest: boot $nboot (cpus=$cpus mem=$mem append='$append${opt_append:+ $opt_append}'):" \
+		"tests: ${#gt[@]}, first test ${first} s after QEMU start, boot total ${boot_wall} s"
+	# Problems outside any test: before the first one -> first test.
+	probs=$(scan_problems "$d/console.log" "$d/res/dmesg.txt")
+	stopped=
+	for ((i = 1; i <= ${#gt[@]}; i++)); do
+		t=${gt[i - 1]}
+		name=$(basename "$t" .sh)
+		num=$((num + 1))
+		why=()
+		while IFS=$US read -r who line; do
+			[ -n "$line" ] || continue
+			if [ "$who" = "$name" ] || { [ -z "$who" ] && [ "$i" -eq 1 ]; }; then
+				why+=("console: $line")
+			fi
+		done <<<"$probs"
+		if [ -f "$d/res/$i.done" ]; then
+			block=$(sed '$d' "$d/res/$i.ktap")
+			result=$(tail -n 1 "$d/res/$i.ktap" |
+				sed -E "s/^(not )?ok [0-9]+ /\\1ok $num /")
+		else
+			result="not ok $num $name"
+			block=
+			if [ -n "$stopped" ]; then
+				why+=("not run: $stopped")
+			elif [ -f "$d/res/$i.begin" ]; then
+				block=$(sed 's/^/    # /' "$d/res/$i.log" 2>/dev/null)
+				if [ "$boot_rc" -eq 124 ]; then
+					stopped="guest timed out in $name"
+					why+=("timeout after ${grp_timeout[$key]} s (per boot) in $name")
+				else
+					stopped="guest stopped in $name"
+					why+=("guest stopped (qemu exit $boot_rc) while $name was running")
+				fi
+			else
+				stopped="guest failed before the first test (qemu exit $boot_rc)"
+				why+=("not run: $stopped")
+				[ "$boot_rc" -eq 124 ] && why+=("timeout after ${grp_timeout[$key]} s")
+				while IFS= read -r line; do why+=("qemu: $line"); done <"$d/qemu.out"
+				tail -n 5 "$d/console.log" >"$d/console.tail"
+				while IFS= read -r line; do why+=("console: ${line%$'\r'}"); done <"$d/console.tail"
+			fi
+		fi
+		if [ ${#why[@]} -gt 0 ]; then
+			result="not ok $num $name"
+			for ((j = 0; j < ${#why[@]} && j < 12; j++)); do
+				block+=${block:+$'\n'}"    # vmtest: ${why[j]}"
+			done
+		fi
+		[ -z "$block" ] || printf '%s\n' "$block"
+		echo "$result"
+		case $result in
+		ok*) passed=$((passed + 1)) ;;
+		*) failed=$((failed + 1)) ;;
+		esac
+	done
+done
+[ $failed -eq 0 ] || failed_any=1
+echo "vmtest: $passed passed, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for guest tests (tests/vm/NN-name.sh). Source it with
+#   . "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
+#
+# A test is one KTAP test case: exit 0 = ok, 4 = skip, anything else = not ok.
+# Output lines that are not KTAP are turned into "# " diagnostics by the
+# runner. Env: XNET_SRC (project dir), XNET_KVER (guest kernel version),
+# XNET_TMP (empty writable scratch dir, also the cwd).
+#
+# Call real tools by full path (/sbin/ip, /sbin/tc): the guest's userland is
+# the build machine's root filesystem, but a busybox applet of the same name
+# must never be picked up by accident.
+
+TAINT_OK_DEFAULT=$((4096 | 8192)) # O (out-of-tree) | E (unsigned)
+_ktap_n=0
+_ktap_failed=0
+
+ktap_diag() { echo "# $*"; }
+
+# fail MSG: the test fails now.
+fail() {
+	echo "# FAIL: $*"
+	exit 1
+}
+
+# skip MSG: the test is skipped (reported "ok ... # SKIP MSG").
+skip() {
+	echo "# SKIP $*"
+	exit 4
+}
+
+# expect_eq ACTUAL EXPECTED [WHAT]
+expect_eq() {
+	[ "$1" = "$2" ] || fail "${3:-value}: got '$1', expected '$2'"
+}
+
+# expect_ne ACTUAL UNEXPECTED [WHAT]
+expect_ne() {
+	[ "$1" != "$2" ] || fail "${3:-value}: got '$1'"
+}
+
+# Optional KTAP subtests: ktap_plan N; then ktap_result "name" CMD... per
+# subtest (runs CMD in a subshell, prints ok/not ok); ktap_finish exits 1 if
+# any subtest failed. CMD runs as an "if" condition, where bash ignores
+# set -e: check with fail/expect_*/"|| fail", not with set -e.
+ktap_plan() {
+	echo "KTAP version 1"
+	echo "1..$1"
+}
+ktap_result() {
+	local name=$1
+	shift
+	_ktap_n=$((_ktap_n + 1))
+	if ("$@"); then
+		echo "ok $_ktap_n $name"
+	else
+		_ktap_failed=$((_ktap_failed + 1))
+		echo "not ok $_ktap_n $name"
+	fi
+}
+ktap_finish() {
+	[ "$_ktap_failed" -eq 0 ] || fail "$_ktap_failed of $_ktap_n subtests failed"
+}
+
+# mod_path DIR/NAME -> $XNET_SRC/DIR/NAME.ko
+mod_path() { echo "$XNET_SRC/${1%.ko}.ko"; }
+
+# mod_loaded NAME: true if NAME is in /proc/modules.
+# (bash builtins only where cheap: every exec costs ~0.1 s under TCG)
+mod_loaded() {
+	local n _
+	while read -r n _; do
+		[ "$n" = "${1//-/_}" ] && return 0
+	done </proc/modules
+	return 1
+}
+
+# load_mod DIR/NAME [param=val...]: insmod the project's module after
+# modprobe'ing the Debian modules it depends on; fails the test on error.
+load_mod() {
+	local ko dep out
+	ko=$(mod_path "$1")
+	shift
+	[ -f "$ko" ] || fail "$ko not found (run 'make' first)"
+	dep=$(/sbin/modinfo -F depends "$ko")
+	for dep in ${dep//,/ }; do
+		mod_loaded "$dep" || /sbin/modprobe "$dep" || fail "modprobe $dep (needed by $ko)"
+	done
+	out=$(/sbin/insmod "$ko" "$@" 2>&1) || fail "insmod $ko $*: $out"
+}
+
+# unload_mod NAME: rmmod, fails the test on error.
+unload_mod() {
+	local out
+	out=$(/sbin/rmmod "$1" 2>&1) || fail "rmmod $1: $out"
+}
+
+taint_now() {
+	local t
+	read -r t </proc/sys/kernel/tainted
+	echo "$t"
+}
+
+# check_taint [ALLOWED_MASK]: fail if the kernel has taint bits outside
+# ALLOWED_MASK (default O|E).
+check_taint() {
+	local t allowed=${1:-$TAINT_OK_DEFAULT}
+	read -r t </proc/sys/kernel/tainted
+	[ $((t & ~allowed)) -eq 0 ] || fail "kernel taint $t has bits outside $allowed"
+}
