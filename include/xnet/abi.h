@@ -23,6 +23,11 @@ enum xnet_err {
 	XNET_E_TOO_MANY,
 	XNET_E_TOO_LONG,
 	XNET_E_NOMEM,
+	XNET_E_UNKNOWN_KEY,
+	XNET_E_DUPLICATE,
+	XNET_E_MISSING,
+	XNET_E_CONFLICT,
+	XNET_E_HOST_BITS,
 };
 
 /* Where parsing failed: the offending token is input[pos, pos + len). */

@@ -31,6 +31,12 @@ enum class Err : int {
 	TooMany,	/* more list items than the caller has room for */
 	TooLong,	/* input longer than the parser accepts */
 	NoMem,		/* allocation failed */
+	UnknownKey,	/* key=value with a key the grammar does not know */
+	Duplicate,	/* the same key twice */
+	Missing,	/* a required field is absent */
+	Conflict,	/* fields that can never match together */
+	HostBits,	/* address bits set beyond the prefix length */
+	Last = HostBits,
 };
 
 constexpr const char *err_str(Err e)
@@ -46,6 +52,11 @@ constexpr const char *err_str(Err e)
 	case Err::TooMany: return "too many items";
 	case Err::TooLong: return "input too long";
 	case Err::NoMem: return "out of memory";
+	case Err::UnknownKey: return "unknown key";
+	case Err::Duplicate: return "duplicate key";
+	case Err::Missing: return "required field missing";
+	case Err::Conflict: return "fields can never match together";
+	case Err::HostBits: return "address has bits set beyond the prefix length";
 	}
 	return "unknown error";
 }

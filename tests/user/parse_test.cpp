@@ -227,7 +227,7 @@ TEST(ParseList, OtherSeparator)
 
 TEST(Err, EveryCodeHasText)
 {
-	for (int e = 0; e <= static_cast<int>(Err::NoMem); e++)
+	for (int e = 0; e <= static_cast<int>(Err::Last); e++)
 		EXPECT_STRNE(err_str(static_cast<Err>(e)), "unknown error") << e;
 	EXPECT_STREQ(err_str(static_cast<Err>(1000)), "unknown error");
 }

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-endpoint socket priority rules for NVMe/TCP (nvme_tcp_prio host,
+ * nvmet_tcp_prio target).
+ *
+ *   rules := "" | rule ( ';' rule )*          at most kMaxRules, first match wins
+ *   rule  := field ( ',' field )*             "prio" required, each key once
+ *   field := "prio=" UINT32                   the SO_PRIORITY to set
+ *          | "laddr=" PREFIX | "raddr=" PREFIX    local / remote address
+ *          | "lport=" PORT   | "rport=" PORT      local / remote TCP port (1..65535)
+ *          | KEY "=*"                          explicit wildcard (same as omitting)
+ *   PREFIX := IPv4 or IPv6 address (IPv6 optionally in [ ]), optional /LEN
+ *
+ * One trailing newline is accepted. "Local" and "remote" are seen from the
+ * socket: on the host raddr/rport are the target's address and port; on the
+ * target laddr/lport are the listener's, raddr is the host's. Canonical text
+ * (read back from the parameter) lists fields in the order laddr, lport,
+ * raddr, rport, prio, omits wildcards, prints addresses canonically and a
+ * prefix length only when it is not the full length.
+ */
+#ifndef XNET_PRIO_RULES_HPP
+#define XNET_PRIO_RULES_HPP
+
+#include "types.hpp"
+#include "inet.hpp"
+#include "parse.hpp"
+
+namespace xnet {
+namespace prio {
+
+constexpr usize kMaxRules = 32;
+
+enum Field : u8 {
+	kLaddr = 1 << 0,
+	kLport = 1 << 1,
+	kRaddr = 1 << 2,
+	kRport = 1 << 3,
+	kPrio = 1 << 4,
+};
+
+struct Rule {
+	inet::Prefix laddr;
+	inet::Prefix raddr;
+	u16 lport;
+	u16 rport;
+	u32 prio;
+	u8 fields;	/* Field bits that constrain (prio is always set) */
+};
+
+/* A socket as the matcher sees it. Ports in host byte order. */
+struct Endpoint {
+	inet::Addr laddr;
+	inet::Addr raddr;
+	u16 lport;
+	u16 rport;
+};
+
+struct RuleSet {
+	Rule rules[kMaxRules];
+	u32 count;
+
+	/* Index of the first rule matching @ep, or -1. */
+	constexpr int match(const Endpoint &ep) const
+	{
+		for (u32 i = 0; i < count; i++) {
+			const Rule &r = rules[i];
+
+			if ((r.fields & kLaddr) && !r.laddr.contains(ep.laddr))
+				continue;
+			if ((r.fields & kRaddr) && !r.raddr.contains(ep.raddr))
+				continue;
+			if ((r.fields & kLport) && r.lport != ep.lport)
+				continue;
+			if ((r.fields & kRport) && r.rport != ep.rport)
+				continue;
+			return static_cast<int>(i);
+		}
+		return -1;
+	}
+};
+
+struct Key {
+	const char *name;
+	Field field;
+};
+
+constexpr Key kKeys[] = {
+	{ "laddr", kLaddr }, { "lport", kLport }, { "raddr", kRaddr },
+	{ "rport", kRport }, { "prio", kPrio },
+};
+
+constexpr bool token_eq(const char *s, usize n, const char *lit)
+{
+	usize i = 0;
+
+	for (; i < n; i++)
+		if (lit[i] != s[i])
+			return false;
+	return lit[i] == '\0';
+}
+
+/* Parse one "key=value" field of a rule; @seen tracks duplicate keys. */
+constexpr parse::Result parse_field(const char *s, usize n, Rule *r, u8 *seen)
+{
+	usize eq = 0;
+
+	while (eq < n && s[eq] != '=')
+		eq++;
+	if (eq == n)
+		return { n ? Err::Invalid : Err::Empty, 0, n };
+
+	const Key *key = nullptr;
+
+	for (const Key &k : kKeys)
+		if (token_eq(s, eq, k.name))
+			key = &k;
+	if (!key)
+		return { Err::UnknownKey, 0, n };
+	if (*seen & key->field)
+		return { Err::Duplicate, 0, n };
+	*seen |= key->field;
+
+	const char *v = s + eq + 1;
+	usize vn = n - eq - 1;
+
+	if (vn == 1 && v[0] == '*' && key->field != kPrio)
+		return { Err::Ok, 0, 0 };
+
+	Err e = Err::Ok;
+
+	switch (key->field) {
+	case kLaddr:
+	case kRaddr: {
+		inet::Prefix p{};
+
+		e = inet::parse_prefix(v, vn, &p);
+		if (e == Err::Ok) {
+			if (key->field == kLaddr)
+				r->laddr = p;
+			else
+				r->raddr = p;
+		}
+		break;
+	}
+	case kLport:
+	case kRport: {
+		u16 port = 0;
+
+		e = parse::parse_uint_token<u16>(v, vn, 1, 65535, &port).err;
+		if (e == Err::Ok) {
+			if (key->field == kLport)
+				r->lport = port;
+			else
+				r->rport = port;
+		}
+		break;
+	}
+	case kPrio:
+		e = parse::parse_uint_token<u32>(v, vn, 0, 0xffffffffu, &r->prio).err;
+		break;
+	}
+	if (e != Err::Ok)
+		return { e, 0, n };
+	if (key->field != kPrio)
+		r->fields |= key->field;
+	return { Err::Ok, 0, 0 };
+}
+
+constexpr parse::Result parse_rule(const char *s, usize n, Rule *r)
+{
+	u8 seen = 0;
+	usize start = 0;
+
+	*r = Rule{};
+	if (n == 0)
+		return { Err::Empty, 0, 0 };
+	for (;;) {
+		usize end = start;
+
+		while (end < n && s[end] != ',')
+			end++;
+		parse::Result fr = parse_field(s + start, end - start, r, &seen);
+
+		if (!fr.ok()) {
+			fr.pos = start;
+			fr.len = end - start;
+			return fr;
+		}
+		if (end == n)
+			break;
+		start = end + 1;
+		if (start == n)
+			return { Err::Empty, start, 0 };
+	}
+	if (!(seen & kPrio))
+		return { Err::Missing, 0, n };	/* no prio= */
+	if ((r->fields & kLaddr) && (r->fields & kRaddr) &&
+	    r->laddr.is_v4() != r->raddr.is_v4())
+		return { Err::Conflict, 0, n };	/* IPv4 with IPv6 */
+	return { Err::Ok, 0, 0 };
+}
+
+/*
+ * Parse a whole rules string into @out. On error @out is untouched and the
+ * result names the offending field (or rule).
+ */
+constexpr parse::Result parse_rules(const char *s, usize n, RuleSet *out,
+				    RuleSet *scratch)
+{
+	if (n > parse::kMaxInput)
+		return { Err::TooLong, parse::kMaxInput, n - parse::kMaxInput };
+	n = parse::strip_newline(s, n);
+	scratch->count = 0;
+
+	usize start = 0;
+
+	while (n > 0) {
+		usize end = start;
+
+		while (end < n && s[end] != ';')
+			end++;
+		if (scratch->count == kMaxRules)
+			return { Err::TooMany, start, end - start };
+
+		parse::Result r = parse_rule(s + start, end - start,
+					     &scratch->rules[scratch->count]);
+		if (!r.ok()) {
+			r.pos += start;
+			return r;
+		}
+		scratch->count++;
+		if (end == n)
+			break;
+		start = end + 1;
+		if (start == n)
+			return { Err::Empty, start, 0 };
+	}
+	*out = *scratch;
+	return { Err::Ok, 0, 0 };
+}
+
+constexpr void format_rule(inet::Writer &w, const Rule &r)
+{
+	bool first = true;
+	auto sep = [&]() {
+		if (!first)
+			w.put(',');
+		first = false;
+	};
+
+	if (r.fields & kLaddr) {
+		sep();
+		w.puts("laddr=");
+		inet::format_prefix(w, r.laddr);
+	}
+	if (r.fields & kLport) {
+		sep();
+		w.puts("lport=");
+		w.put_uint(r.lport);
+	}
+	if (r.fields & kRaddr) {
+		sep();
+		w.puts("raddr=");
+		inet::format_prefix(w, r.raddr);
+	}
+	if (r.fields & kRport) {
+		sep();
+		w.puts("rport=");
+		w.put_uint(r.rport);
+	}
+	sep();
+	w.puts("prio=");
+	w.put_uint(r.prio);
+}
+
+/* Canonical text of @set into @buf (NUL-terminated); returns the full length. */
+constexpr usize format_rules(const RuleSet &set, char *buf, usize cap)
+{
+	inet::Writer w{ buf, cap, 0 };
+
+	for (u32 i = 0; i < set.count; i++) {
+		if (i)
+			w.put(';');
+		format_rule(w, set.rules[i]);
+	}
+	return w.finish();
+}
+
+} /* namespace prio */
+} /* namespace xnet */
+
+#endif /* XNET_PRIO_RULES_HPP */
