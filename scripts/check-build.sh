@@ -5,6 +5,8 @@
 #   - the modules build warning-free with W=1;
 #   - sparse (make C=2) reports nothing;
 #   - checkpatch.pl is clean on the C sources (scripts/style.sh);
+#   - shellcheck is clean on the shell scripts;
+#   - make install and dkms build produce the four modules;
 #   - the C++ object checks: a control object builds, and objects that need
 #     a C++ runtime (global constructor, exceptions, RTTI, guarded statics,
 #     std::) make the build fail with the checker's error.
@@ -58,6 +60,14 @@ if "$root/scripts/style.sh" >"$out/style.log" 2>&1; then
 	result OK "checkpatch clean"
 else
 	result FAIL "checkpatch clean" "$out/style.log"
+fi
+
+# shellcheck on every shell script of the project.
+if (cd "$root" && git ls-files -co --exclude-standard -z -- '*.sh' .ci/run scripts/vm/init |
+	xargs -0 shellcheck -x) >"$out/shellcheck.log" 2>&1; then
+	result OK "shellcheck clean"
+else
+	result FAIL "shellcheck clean" "$out/shellcheck.log"
 fi
 
 # make install into a staging root: modules in extra/, depmod finds them.

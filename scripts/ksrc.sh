@@ -1,28 +1,65 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # Print the path of the kernel source tree that the KUnit tier and
-# `make style` use (Debian's linux-source-6.1, the exact source of the guest
-# kernel), extracting it into the cache first if needed. The extraction is
-# atomic: a partial tree is never left under the final name.
-set -eu
+# `make style` use: Debian's linux-source-6.1, the exact source of the guest
+# kernel, extracted once into ${XDG_CACHE_HOME:-~/.cache}/xnet-kmods/src.
+#
+# The extraction is atomic (temp dir, then rename). A stamp (the tarball's
+# size and mtime) makes an upgraded package replace the tree; a tree missing
+# top-level directories is replaced too. Replacing the tree also drops the
+# KUnit build dir: the new sources carry the tarball's old mtimes, so objects
+# built before would look up to date.
+set -euo pipefail
 
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/xnet-kmods
-tarball=${XNET_KSRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-name=$(basename "$tarball" .tar.xz)
-dst=$cache/src/$name
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xnet-kmods
+TARBALL=${XNET_LINUX_SOURCE_TAR:-/usr/src/linux-source-6.1.tar.xz}
+KSRC=$CACHE/src/linux-source-6.1
+STAMP=$CACHE/src/linux-source-6.1.stamp
+TREE_DIRS="arch block certs crypto drivers fs include init ipc kernel lib mm
+	net scripts security sound tools usr virt"
 
-if [ ! -f "$dst/Makefile" ]; then
-	[ -f "$tarball" ] || {
-		echo "ksrc: $tarball missing (apt-get install linux-source-6.1)" >&2
-		exit 1
-	}
-	mkdir -p "$cache/src"
-	tmp=$(mktemp -d "$cache/src/.extract.XXXXXX")
-	echo "ksrc: extracting $tarball into $dst" >&2
-	tar -xf "$tarball" -C "$tmp"
-	rm -rf "$dst"
-	mv "$tmp/$name" "$dst"
-	rmdir "$tmp"
+die() {
+	echo "ksrc: $*" >&2
+	exit 1
+}
+
+tarball_id() {
+	stat -L -c '%s %Y' "$TARBALL"
+}
+
+tree_complete() {
+	local d
+
+	[ -f "$KSRC/Makefile" ] && [ -f "$KSRC/tools/testing/kunit/kunit.py" ] ||
+		return 1
+	for d in $TREE_DIRS; do
+		[ -d "$KSRC/$d" ] || return 1
+	done
+}
+
+[ -f "$TARBALL" ] ||
+	die "$TARBALL not found: run scripts/setup.sh (package linux-source-6.1)"
+if tree_complete; then
+	[ -f "$STAMP" ] || tarball_id >"$STAMP"
+	if [ "$(cat "$STAMP")" = "$(tarball_id)" ]; then
+		echo "$KSRC"
+		exit 0
+	fi
 fi
-echo "$dst"
+echo "ksrc: extracting $TARBALL into $CACHE/src" >&2
+mkdir -p "$CACHE/src"
+tmp=$(mktemp -d "$CACHE/src/.extract.XXXXXX")
+if ! tar -xf "$TARBALL" -C "$tmp"; then
+	rm -rf "$tmp"
+	die "extracting $TARBALL failed"
+fi
+[ -f "$tmp/linux-source-6.1/Makefile" ] || {
+	rm -rf "$tmp"
+	die "$TARBALL does not hold linux-source-6.1/"
+}
+rm -rf "$KSRC" "$CACHE/kunit-build"
+mv "$tmp/linux-source-6.1" "$KSRC"
+rmdir "$tmp"
+tarball_id >"$STAMP"
+echo "$KSRC"

@@ -12,7 +12,7 @@ set -euo pipefail
 PKGS_BUILD="make gcc g++ libc6-dev binutils kmod bc flex bison libelf-dev libssl-dev
 	dwarves xz-utils cpio python3 git dkms linux-headers-amd64 linux-image-amd64"
 # Tests: GoogleTest, the kernel source for kunit.py/checkpatch, sparse, QEMU.
-PKGS_TEST="libgtest-dev googletest linux-source-6.1 sparse perl qemu-system-x86
+PKGS_TEST="libgtest-dev googletest linux-source-6.1 sparse perl shellcheck qemu-system-x86
 	busybox-static"
 # Tools used inside the guest (the guest runs the host's root filesystem).
 PKGS_GUEST="iproute2 ethtool nvme-cli fio iperf3 procps util-linux"

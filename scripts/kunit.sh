@@ -1,0 +1,207 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# KUnit tier: run the suites in kunit/ in a UML kernel built by kunit.py.
+#
+#   scripts/kunit.sh [GLOB]     build (incrementally) and run; GLOB is
+#                               kunit.py's filter, e.g. 'xnet_core_parse*'
+#                               or 'xnet_core_rt.*atomic*'
+#   scripts/kunit.sh --unhook   remove the project from the kernel tree
+#
+# The kernel tree is Debian's linux-source-6.1, extracted once into
+# ${XDG_CACHE_HOME:-~/.cache}/xnet-kmods/src. The project is hooked into it
+# with a symlink drivers/misc/xnet -> this checkout (re-pointed on every run,
+# so the tier tests the checkout it is run from), one `source` line in
+# drivers/misc/Kconfig and one `obj-` line in drivers/misc/Makefile. The
+# tree itself stays clean: kunit.py builds into <cache>/kunit-build.
+#
+# Results: build/kunit/ in this checkout (kunit.out: kunit.py's output,
+# test.log: the raw kernel log with the KTAP, results.json: kunit.py's JSON).
+# The last line is "kunit: N passed, N failed", counting test cases (each
+# parameter of a parameterised case counts as one); a skipped or crashed case
+# counts as failed. Exit status: 0 only if the build succeeded, at least one
+# case ran and every case passed.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xnet-kmods
+BUILD_DIR=$CACHE/kunit-build
+OUT=$ROOT/build/kunit
+
+HOOK_LINK=drivers/misc/xnet
+KCONFIG_FILE=drivers/misc/Kconfig
+KCONFIG_LINE='source "drivers/misc/xnet/kunit/Kconfig"'
+MAKEFILE_FILE=drivers/misc/Makefile
+# shellcheck disable=SC2016 # a make variable, not a shell one
+MAKEFILE_LINE='obj-$(CONFIG_XNET_KUNIT) += xnet/kunit/'
+
+die() {
+	echo "kunit: $*" >&2
+	exit 1
+}
+
+usage() {
+	sed -n '4,9s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+}
+
+# Append @line to @file unless it is already there (as a whole line).
+add_line() {
+	local file=$1 line=$2
+
+	grep -qxF -- "$line" "$file" && return 0
+	# Keep the file's last line terminated before appending.
+	if [ -s "$file" ] && [ -n "$(tail -c 1 "$file")" ]; then
+		echo >>"$file"
+	fi
+	printf '%s\n' "$line" >>"$file"
+}
+
+# Remove every occurrence of @line from @file (no-op if absent).
+remove_line() {
+	local file=$1 line=$2 tmp
+
+	[ -f "$file" ] || return 0
+	grep -qxF -- "$line" "$file" || return 0
+	tmp=$(mktemp "$file.XXXXXX")
+	grep -vxF -- "$line" "$file" >"$tmp" || true
+	chmod --reference="$file" "$tmp"
+	mv -f "$tmp" "$file"
+}
+
+
+hook() {
+	# -n: replace the link itself, never write into the old target.
+	[ "$(readlink "$KSRC/$HOOK_LINK" 2>/dev/null)" = "$ROOT" ] ||
+		ln -sfn "$ROOT" "$KSRC/$HOOK_LINK"
+	add_line "$KSRC/$KCONFIG_FILE" "$KCONFIG_LINE"
+	add_line "$KSRC/$MAKEFILE_FILE" "$MAKEFILE_LINE"
+}
+
+# The build dir is shared by every checkout; make compares mtimes only, so
+# objects built from another checkout could look newer than this one's
+# sources. Rebuild the project's objects when the checkout changes.
+claim_build_dir() {
+	local stamp=$BUILD_DIR/.xnet-root
+
+	if [ -d "$BUILD_DIR" ] && [ "$(cat "$stamp" 2>/dev/null)" != "$ROOT" ]; then
+		rm -rf "$BUILD_DIR/drivers/misc/xnet"
+	fi
+	mkdir -p "$BUILD_DIR"
+	echo "$ROOT" >"$stamp"
+}
+
+unhook() {
+	[ -d "$KSRC" ] || return 0
+	remove_line "$KSRC/$KCONFIG_FILE" "$KCONFIG_LINE"
+	remove_line "$KSRC/$MAKEFILE_FILE" "$MAKEFILE_LINE"
+	if [ -L "$KSRC/$HOOK_LINK" ]; then
+		rm -f "$KSRC/$HOOK_LINK"
+	elif [ -e "$KSRC/$HOOK_LINK" ]; then
+		die "$KSRC/$HOOK_LINK is not a symlink: not removing it"
+	fi
+}
+
+# Count leaf test cases in kunit.py's JSON: "<passed> <failed> <skipped>".
+count_cases() {
+	python3 - "$1" <<'EOF'
+import json, sys
+
+def walk(group, acc):
+	for case in group.get("test_cases", []):
+		acc[case.get("status", "FAIL")] = acc.get(case.get("status", "FAIL"), 0) + 1
+	for sub in group.get("sub_groups", []):
+		walk(sub, acc)
+	return acc
+
+try:
+	with open(sys.argv[1]) as f:
+		acc = walk(json.load(f), {})
+except (OSError, ValueError):
+	acc = {}
+passed = acc.pop("PASS", 0)
+skipped = acc.pop("SKIP", 0)
+print(passed, sum(acc.values()) + skipped, skipped)
+EOF
+}
+
+glob=
+case "${1:-}" in
+-h|--help)
+	usage
+	exit 0
+	;;
+--unhook)
+	[ $# -eq 1 ] || die "--unhook takes no other argument"
+	mkdir -p "$CACHE"
+	exec 9>"$CACHE/kunit.lock"
+	flock 9
+	KSRC=$CACHE/src/linux-source-6.1
+	unhook
+	echo "kunit: unhooked $KSRC"
+	exit 0
+	;;
+-*)
+	usage >&2
+	exit 2
+	;;
+*)
+	[ $# -le 1 ] || die "at most one GLOB"
+	glob=${1:-}
+	;;
+esac
+
+command -v python3 >/dev/null || die "python3 missing: run scripts/setup.sh"
+mkdir -p "$CACHE"
+# One run at a time per cache: the kernel tree and the build dir are shared
+# by every checkout on this machine.
+exec 9>"$CACHE/kunit.lock"
+flock 9
+
+start=$(date +%s)
+KSRC=$("$ROOT/scripts/ksrc.sh") || die "no kernel source"
+hook
+claim_build_dir
+
+mkdir -p "$OUT"
+rm -f "$OUT/kunit.out" "$OUT/test.log" "$OUT/results.json" "$BUILD_DIR/test.log"
+
+args=(run
+	--kunitconfig="$ROOT/kunit/.kunitconfig"
+	--build_dir="$BUILD_DIR"
+	--jobs="$(nproc)"
+	--json="$OUT/results.json")
+[ -n "$glob" ] && args+=("$glob")
+
+# kunit.py must not write __pycache__ into the tree; it calls `stty sane`
+# after the kernel exits, which only complains when there is no terminal.
+set +e
+(
+	cd "$KSRC" &&
+	PYTHONDONTWRITEBYTECODE=1 python3 tools/testing/kunit/kunit.py "${args[@]}"
+) 2>&1 | grep --line-buffered -v "^stty: 'standard input': Inappropriate ioctl" |
+	tee "$OUT/kunit.out"
+rc=${PIPESTATUS[0]}
+set -e
+
+[ -f "$BUILD_DIR/test.log" ] && cp "$BUILD_DIR/test.log" "$OUT/test.log"
+
+read -r passed failed skipped < <(count_cases "$OUT/results.json")
+elapsed=$(( $(date +%s) - start ))
+
+status=0
+if [ "$rc" -ne 0 ]; then
+	echo "kunit: kunit.py exited with $rc (build or test failure): see $OUT/kunit.out"
+	status=1
+fi
+if [ "$skipped" -ne 0 ]; then
+	echo "kunit: $skipped case(s) skipped (counted as failed)"
+	status=1
+fi
+if [ $((passed + failed)) -eq 0 ]; then
+	echo "kunit: no test case ran${glob:+ (filter: $glob)}"
+	status=1
+fi
+[ "$failed" -ne 0 ] && status=1
+echo "kunit: results in $OUT (${elapsed}s)"
+echo "kunit: $passed passed, $failed failed"
+exit $status
