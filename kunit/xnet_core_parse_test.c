@@ -63,7 +63,7 @@ static const struct u32_case u32_cases[] = {
 	OK("4294967295\n", 4294967295u),
 	/* The length bounds the input, not a NUL. */
 	{ "123", 2, 0, UINT_MAX, XNET_OK, 12, NO_POS, NO_POS },
-	{ "1\0" "2", 3, 0, UINT_MAX, XNET_E_TRAILING, 0, 0, 3 },
+	{ "1\0002", 3, 0, UINT_MAX, XNET_E_TRAILING, 0, 0, 3 },
 	BAD("", XNET_E_EMPTY, 0, 0),
 	BAD("\n", XNET_E_EMPTY, 0, 0),
 	BAD("5\n\n", XNET_E_TRAILING, 0, 2),

@@ -62,7 +62,7 @@ else
 	result FAIL "checkpatch clean" "$out/style.log"
 fi
 
-# shellcheck on every shell script of the project.
+# Every shell script of the project must pass the shellcheck linter.
 if (cd "$root" && git ls-files -co --exclude-standard -z -- '*.sh' .ci/run scripts/vm/init |
 	xargs -0 shellcheck -x) >"$out/shellcheck.log" 2>&1; then
 	result OK "shellcheck clean"
