@@ -7,30 +7,12 @@
 #define XNET_ABI_IMPL_HPP
 
 #include "abi.h"
+#include "abi_util.hpp"
 #include "types.hpp"
 #include "parse.hpp"
 #include "pow2.hpp"
 #include "seq.hpp"
 
-namespace xnet {
-namespace abi {
-
-static_assert(static_cast<int>(Err::NoMem) == XNET_E_NOMEM, "Err mirrors xnet_err");
-static_assert(static_cast<int>(Err::TooLong) == XNET_E_TOO_LONG, "Err mirrors xnet_err");
-static_assert(static_cast<int>(Err::Last) == XNET_E_HOST_BITS, "Err mirrors xnet_err");
-
-inline int report(const parse::Result &r, struct xnet_parse_res *res)
-{
-	if (res) {
-		res->err = static_cast<int>(r.err);
-		res->pos = static_cast<unsigned int>(r.pos);
-		res->len = static_cast<unsigned int>(r.len);
-	}
-	return static_cast<int>(r.err);
-}
-
-} /* namespace abi */
-} /* namespace xnet */
 
 extern "C" const char *xnet_err_str(int err)
 {

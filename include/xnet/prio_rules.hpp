@@ -47,12 +47,17 @@ struct Rule {
 	u8 fields;	/* Field bits that constrain (prio is always set) */
 };
 
-/* A socket as the matcher sees it. Ports in host byte order. */
+/*
+ * A socket as the matcher sees it. Ports in host byte order. A listener
+ * has no remote end (no_remote): rules that constrain raddr or rport never
+ * match it.
+ */
 struct Endpoint {
 	inet::Addr laddr;
 	inet::Addr raddr;
 	u16 lport;
 	u16 rport;
+	bool no_remote;
 };
 
 struct RuleSet {
@@ -65,6 +70,8 @@ struct RuleSet {
 		for (u32 i = 0; i < count; i++) {
 			const Rule &r = rules[i];
 
+			if ((r.fields & (kRaddr | kRport)) && ep.no_remote)
+				continue;
 			if ((r.fields & kLaddr) && !r.laddr.contains(ep.laddr))
 				continue;
 			if ((r.fields & kRaddr) && !r.raddr.contains(ep.raddr))
@@ -106,8 +113,8 @@ constexpr parse::Result parse_field(const char *s, usize n, Rule *r, u8 *seen)
 
 	while (eq < n && s[eq] != '=')
 		eq++;
-	if (eq == n)
-		return { n ? Err::Invalid : Err::Empty, 0, n };
+	if (eq == n)	/* not key=value */
+		return { n ? Err::UnknownKey : Err::Empty, 0, n };
 
 	const Key *key = nullptr;
 

@@ -80,7 +80,8 @@ TEST(PrioRules, Errors)
 	EXPECT_EQ(canon("raddr=10.0.0.1"), "ERR:required field missing@0+14");
 	EXPECT_EQ(canon("prio=1,prio=2"), "ERR:duplicate key@7+6");
 	EXPECT_EQ(canon("prio=1,color=red"), "ERR:unknown key@7+9");
-	EXPECT_EQ(canon("prio=1,raddr"), "ERR:not a decimal number@7+5");
+	EXPECT_EQ(canon("prio=1,raddr"), "ERR:unknown key@7+5");
+	EXPECT_EQ(canon("bogus"), "ERR:unknown key@0+5");
 	EXPECT_EQ(canon("prio=-1"), "ERR:sign not allowed@0+7");
 	EXPECT_EQ(canon("prio=4294967296"), "ERR:number too large@0+15");
 	EXPECT_EQ(canon("prio=*"), "ERR:not a decimal number@0+6");
@@ -134,6 +135,18 @@ TEST(PrioRules, FirstMatchWins)
 	EXPECT_EQ(s.match(ep("::1", 1, "::1", 2)), -1);
 	EXPECT_EQ(s.rules[0].prio, 3u);
 	EXPECT_EQ(s.rules[2].prio, 6u);
+}
+
+TEST(PrioRules, ListenerHasNoRemote)
+{
+	Parsed p = parse_rules("rport=4420,prio=1;raddr=10.0.0.0/8,prio=2;lport=4420,prio=3");
+	ASSERT_TRUE(p.r.ok());
+	Endpoint l = ep("10.0.0.1", 4420, "0.0.0.0", 4420);
+
+	l.no_remote = true;
+	EXPECT_EQ(p.set->match(l), 2) << "rules on the remote end skip listeners";
+	l.no_remote = false;
+	EXPECT_EQ(p.set->match(l), 0);
 }
 
 TEST(PrioRules, WildcardsMatchEverything)

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the *_abi_impl.hpp files (inline, no definitions). */
+#ifndef XNET_ABI_UTIL_HPP
+#define XNET_ABI_UTIL_HPP
+
+#include "abi.h"
+#include "parse.hpp"
+
+namespace xnet {
+namespace abi {
+
+static_assert(static_cast<int>(Err::NoMem) == XNET_E_NOMEM, "Err mirrors xnet_err");
+static_assert(static_cast<int>(Err::TooLong) == XNET_E_TOO_LONG, "Err mirrors xnet_err");
+static_assert(static_cast<int>(Err::Last) == XNET_E_HOST_BITS, "Err mirrors xnet_err");
+
+inline int report(const parse::Result &r, struct xnet_parse_res *res)
+{
+	if (res) {
+		res->err = static_cast<int>(r.err);
+		res->pos = static_cast<unsigned int>(r.pos);
+		res->len = static_cast<unsigned int>(r.len);
+	}
+	return static_cast<int>(r.err);
+}
+
+} /* namespace abi */
+} /* namespace xnet */
+
+#endif /* XNET_ABI_UTIL_HPP */

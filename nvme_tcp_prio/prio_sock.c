@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Socket-priority engine shared by nvme_tcp_prio and nvmet_tcp_prio (the
+ * target module compiles this file through nvmet_tcp_prio/prio_sock.c).
+ *
+ * Mechanism (see README.md, "NVMe/TCP socket priority"):
+ * - The sock:inet_sock_set_state tracepoint sees every TCP state change.
+ *   The module's classify() recognises the birth of an NVMe/TCP socket
+ *   (host: CLOSE->SYN_SENT, before the SYN leaves; target: CLOSE->LISTEN
+ *   and the accepted child's LISTEN->SYN_RECV). Such a socket is tracked
+ *   (with a reference) until its ->CLOSE transition.
+ * - At load, sockets that already exist are found by walking the TCP hash
+ *   tables (global and per-netns) and recognised by their callbacks
+ *   belonging to the driver module.
+ * - The wanted priority of a socket is the first matching rule's, else
+ *   so_priority; 0 means "leave untouched". It is applied at birth, on
+ *   ESTABLISHED (when both ends are known) and to every tracked socket on
+ *   a parameter write. sk_priority is written with WRITE_ONCE without the
+ *   socket lock: it is one word read locklessly on transmit (later kernels
+ *   made sock_set_priority() itself lockless for the same reason).
+ * - The priority a socket had before we first set it is kept; unload (or
+ *   a config that no longer wants a priority) restores it, unless someone
+ *   else changed the priority since we set it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/hashtable.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <net/inet_hashtables.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <net/tcp.h>
+
+#include <xnet/prio_abi.h>
+
+#include "prio_sock.h"
+
+/* Rules text longer than this is refused (the parser's own bound). */
+#define NVPRIO_RULES_MAX	4096
+
+/* The rules, immutable once published; replaced under RCU. */
+struct nvprio_rules {
+	struct xnet_prio_rules *set;	/* NULL: no rules */
+	struct rcu_head rcu;
+};
+
+struct nvprio_sock {
+	struct hlist_node node;
+	struct hlist_node dead;		/* unload: sockets to put */
+	struct rcu_head rcu;
+	struct sock *sk;		/* holds a reference */
+	enum nvprio_role role;
+	bool ours;			/* sk_priority is the value we set */
+	u32 orig;			/* priority before we set it */
+	u32 applied;			/* the value we set */
+	int rule;			/* matching rule, -1: so_priority */
+};
+
+static const struct nvprio_ops *nvprio_ops;
+static struct tracepoint *nvprio_tp;
+static bool nvprio_live;		/* init done: writes re-apply */
+
+/* Config: written under nvprio_cfg_mutex, read locklessly / under RCU. */
+static DEFINE_MUTEX(nvprio_cfg_mutex);
+static u32 nvprio_so_priority;
+static struct nvprio_rules __rcu *nvprio_rules;
+
+/* Managed sockets: written under nvprio_lock, looked up under RCU. */
+static DEFINE_SPINLOCK(nvprio_lock);
+static DEFINE_HASHTABLE(nvprio_socks, 8);
+static unsigned int nvprio_count;
+
+static atomic_long_t nvprio_tagged, nvprio_reapplied, nvprio_restored,
+	nvprio_untracked, nvprio_nomem;
+
+static struct dentry *nvprio_debugfs;
+
+/* ---- configuration (module parameters) -------------------------------- */
+
+static void nvprio_rules_free_rcu(struct rcu_head *head)
+{
+	struct nvprio_rules *r = container_of(head, struct nvprio_rules, rcu);
+
+	xnet_prio_rules_free(r->set);
+	kfree(r);
+}
+
+static void nvprio_reapply_all(void);
+
+/* Length of a parameter value for a message: no newline, at most 64. */
+static int nvprio_msg_len(const char *val)
+{
+	return min_t(size_t, strcspn(val, "\n"), 64);
+}
+
+static int nvprio_set_so_priority(const char *val, const struct kernel_param *kp)
+{
+	struct xnet_parse_res res;
+	unsigned int prio;
+
+	if (xnet_parse_u32(val, strlen(val), 0, U32_MAX, &prio, &res) != XNET_OK) {
+		pr_err("so_priority: '%.*s' refused: %s (want 0..4294967295)\n",
+		       nvprio_msg_len(val), val, xnet_err_str(res.err));
+		return -EINVAL;
+	}
+	mutex_lock(&nvprio_cfg_mutex);
+	WRITE_ONCE(nvprio_so_priority, prio);
+	if (nvprio_live)
+		nvprio_reapply_all();
+	mutex_unlock(&nvprio_cfg_mutex);
+	return 0;
+}
+
+static int nvprio_get_so_priority(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(nvprio_so_priority));
+}
+
+static int nvprio_set_rules(const char *val, const struct kernel_param *kp)
+{
+	struct xnet_prio_rules *set = NULL;
+	struct xnet_parse_res res = {};
+	struct nvprio_rules *r, *old;
+	size_t n = strlen(val);
+	int err;
+
+	err = xnet_prio_rules_parse(val, n, &set, &res);
+	if (err == XNET_E_NOMEM)
+		return -ENOMEM;
+	if (err != XNET_OK) {
+		pr_err("rules: '%.*s' refused: %s\n",
+		       res.pos < n ? nvprio_msg_len(val + res.pos) : 0,
+		       res.pos < n ? val + res.pos : "", xnet_err_str(err));
+		return -EINVAL;
+	}
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r) {
+		xnet_prio_rules_free(set);
+		return -ENOMEM;
+	}
+	r->set = set;
+	mutex_lock(&nvprio_cfg_mutex);
+	old = rcu_replace_pointer(nvprio_rules, r,
+				  lockdep_is_held(&nvprio_cfg_mutex));
+	if (nvprio_live)
+		nvprio_reapply_all();
+	mutex_unlock(&nvprio_cfg_mutex);
+	if (old)
+		call_rcu(&old->rcu, nvprio_rules_free_rcu);
+	return 0;
+}
+
+static int nvprio_get_rules(char *buf, const struct kernel_param *kp)
+{
+	struct nvprio_rules *r;
+	unsigned long n;
+
+	/* Formatting does not sleep: read under RCU. Leave room for "\n". */
+	rcu_read_lock();
+	r = rcu_dereference(nvprio_rules);
+	n = xnet_prio_rules_format(r ? r->set : NULL, buf, PAGE_SIZE - 1);
+	rcu_read_unlock();
+	n = min_t(unsigned long, n, PAGE_SIZE - 2);
+	buf[n++] = '\n';
+	buf[n] = '\0';
+	return n;
+}
+
+static const struct kernel_param_ops nvprio_so_priority_ops = {
+	.set = nvprio_set_so_priority,
+	.get = nvprio_get_so_priority,
+};
+
+static const struct kernel_param_ops nvprio_rules_ops = {
+	.set = nvprio_set_rules,
+	.get = nvprio_get_rules,
+};
+
+module_param_cb(so_priority, &nvprio_so_priority_ops, NULL, 0644);
+module_param_cb(rules, &nvprio_rules_ops, NULL, 0644);
+
+/* ---- matching and applying ------------------------------------------- */
+
+static void nvprio_addr(unsigned char out[16], const struct sock *sk, bool local)
+{
+	if (sk->sk_family == AF_INET6) {
+		const struct in6_addr *a = local ? &sk->sk_v6_rcv_saddr : &sk->sk_v6_daddr;
+
+		memcpy(out, a, 16);
+	} else {
+		__be32 a = local ? sk->sk_rcv_saddr : sk->sk_daddr;
+
+		memset(out, 0, 10);
+		out[10] = 0xff;
+		out[11] = 0xff;
+		memcpy(out + 12, &a, 4);
+	}
+}
+
+/*
+ * The priority the config wants for @e in *prio (0: leave untouched);
+ * returns the matching rule or -1. Caller holds rcu_read_lock().
+ */
+static int nvprio_want(const struct nvprio_sock *e, u32 *prio)
+{
+	struct nvprio_rules *r = rcu_dereference(nvprio_rules);
+	struct xnet_prio_endpoint ep = {};
+	const struct sock *sk = e->sk;
+	unsigned int p;
+	int rule;
+
+	*prio = READ_ONCE(nvprio_so_priority);
+	if (!r || !r->set)
+		return -1;
+	nvprio_addr(ep.laddr, sk, true);
+	nvprio_addr(ep.raddr, sk, false);
+	ep.lport = sk->sk_num;
+	ep.rport = ntohs(sk->sk_dport);
+	if (e->role == NVPRIO_LISTEN)
+		ep.flags = XNET_PRIO_EP_NO_REMOTE;
+	rule = xnet_prio_rules_match(r->set, &ep, &p);
+	if (rule >= 0)
+		*prio = p;
+	return rule;
+}
+
+/* Bring @e's socket to what the config wants. Caller holds nvprio_lock. */
+static void nvprio_apply(struct nvprio_sock *e, bool reapply)
+{
+	struct sock *sk = e->sk;
+	u32 cur = READ_ONCE(sk->sk_priority);
+	u32 want;
+
+	rcu_read_lock();
+	e->rule = nvprio_want(e, &want);
+	rcu_read_unlock();
+	if (e->ours && cur != e->applied)
+		e->ours = false;	/* changed by someone else: theirs now */
+	if (!want) {
+		if (e->ours) {
+			WRITE_ONCE(sk->sk_priority, e->orig);
+			atomic_long_inc(&nvprio_restored);
+			e->ours = false;
+		}
+		return;
+	}
+	if (!e->ours) {
+		e->orig = cur;
+		atomic_long_inc(&nvprio_tagged);
+	} else if (reapply && cur != want) {
+		atomic_long_inc(&nvprio_reapplied);
+	}
+	if (cur != want)
+		WRITE_ONCE(sk->sk_priority, want);
+	e->applied = want;
+	e->ours = true;
+}
+
+/* Caller holds rcu_read_lock() or nvprio_lock. */
+static struct nvprio_sock *nvprio_find(const struct sock *sk)
+{
+	struct nvprio_sock *e;
+
+	hash_for_each_possible_rcu(nvprio_socks, e, node, (unsigned long)sk,
+				   lockdep_is_held(&nvprio_lock))
+		if (e->sk == sk)
+			return e;
+	return NULL;
+}
+
+/* Start managing @sk (takes a reference). Caller holds nvprio_lock. */
+static void nvprio_track(struct sock *sk, enum nvprio_role role)
+{
+	struct nvprio_sock *e;
+
+	if (nvprio_find(sk))
+		return;
+	e = kzalloc(sizeof(*e), GFP_ATOMIC);
+	if (!e) {
+		atomic_long_inc(&nvprio_nomem);
+		return;
+	}
+	sock_hold(sk);
+	e->sk = sk;
+	e->role = role;
+	e->rule = -1;
+	hash_add_rcu(nvprio_socks, &e->node, (unsigned long)sk);
+	nvprio_count++;
+	nvprio_apply(e, false);
+}
+
+/*
+ * Stop managing @e; @restore puts the original priority back. Caller holds
+ * nvprio_lock, then (unlocked) drops the socket reference and frees @e
+ * with kfree_rcu().
+ */
+static void nvprio_untrack(struct nvprio_sock *e, bool restore)
+{
+	struct sock *sk = e->sk;
+
+	if (restore && e->ours && READ_ONCE(sk->sk_priority) == e->applied) {
+		WRITE_ONCE(sk->sk_priority, e->orig);
+		atomic_long_inc(&nvprio_restored);
+	}
+	hash_del_rcu(&e->node);
+	nvprio_count--;
+	atomic_long_inc(&nvprio_untracked);
+}
+
+static void nvprio_reapply_all(void)
+{
+	struct nvprio_sock *e;
+	unsigned long flags;
+	int bkt;
+
+	spin_lock_irqsave(&nvprio_lock, flags);
+	hash_for_each(nvprio_socks, bkt, e, node)
+		nvprio_apply(e, true);
+	spin_unlock_irqrestore(&nvprio_lock, flags);
+}
+
+/* ---- the tracepoint ------------------------------------------------------ */
+
+static void nvprio_probe(void *data, const struct sock *csk, const int oldstate,
+			 const int newstate)
+{
+	struct sock *sk = (struct sock *)csk;	/* the tracepoint is const */
+	struct nvprio_sock *dead = NULL;
+	enum nvprio_role role;
+	struct nvprio_sock *e;
+	unsigned long flags;
+
+	if (sk->sk_protocol != IPPROTO_TCP ||
+	    (sk->sk_family != AF_INET && sk->sk_family != AF_INET6))
+		return;
+
+	rcu_read_lock();
+	e = nvprio_find(sk);
+	rcu_read_unlock();
+	if (e || newstate == TCP_CLOSE) {
+		if (!e)
+			return;
+		spin_lock_irqsave(&nvprio_lock, flags);
+		e = nvprio_find(sk);
+		if (e && newstate == TCP_CLOSE) {
+			/* Dying: nothing to restore, the socket goes away. */
+			nvprio_untrack(e, false);
+			dead = e;
+		} else if (e && newstate == TCP_ESTABLISHED) {
+			/* Both ends are known now: match again. */
+			nvprio_apply(e, false);
+		}
+		spin_unlock_irqrestore(&nvprio_lock, flags);
+		if (dead) {
+			sock_put(sk);	/* the caller holds its own reference */
+			kfree_rcu(dead, rcu);
+		}
+		return;
+	}
+
+	role = nvprio_ops->classify(sk, oldstate, newstate);
+	if (role == NVPRIO_NONE)
+		return;
+	spin_lock_irqsave(&nvprio_lock, flags);
+	nvprio_track(sk, role);
+	spin_unlock_irqrestore(&nvprio_lock, flags);
+}
+
+static void nvprio_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "inet_sock_set_state"))
+		*(struct tracepoint **)priv = tp;
+}
+
+/* ---- sockets that exist before we load -------------------------------- */
+
+bool nvprio_fn_owned_by(const void *fn, const char *owner)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	size_t n, o = strlen(owner);
+
+	if (!fn)
+		return false;
+	/* "function [module]" for a module's text. */
+	sprint_symbol_no_offset(sym, (unsigned long)fn);
+	n = strlen(sym);
+	return n > o + 3 && sym[n - 1] == ']' && sym[n - o - 2] == '[' &&
+	       sym[n - o - 3] == ' ' && !strncmp(sym + n - o - 1, owner, o);
+}
+
+static void nvprio_adopt(struct sock *sk)
+{
+	enum nvprio_role role;
+	unsigned long flags;
+
+	if (sk->sk_state == TCP_TIME_WAIT || sk->sk_state == TCP_NEW_SYN_RECV ||
+	    sk->sk_state == TCP_CLOSE)
+		return;
+	if (!nvprio_fn_owned_by(READ_ONCE(sk->sk_data_ready), nvprio_ops->owner))
+		return;
+	role = nvprio_ops->classify_existing(sk);
+	if (role == NVPRIO_NONE)
+		return;
+	spin_lock_irqsave(&nvprio_lock, flags);
+	nvprio_track(sk, role);
+	spin_unlock_irqrestore(&nvprio_lock, flags);
+}
+
+static void nvprio_scan_hashinfo(struct inet_hashinfo *h)
+{
+	struct hlist_nulls_node *node;
+	struct sock *sk;
+	unsigned int i;
+
+	for (i = 0; i <= h->lhash2_mask; i++) {
+		struct inet_listen_hashbucket *ilb = &h->lhash2[i];
+
+		spin_lock_bh(&ilb->lock);
+		sk_nulls_for_each(sk, node, &ilb->nulls_head)
+			nvprio_adopt(sk);
+		spin_unlock_bh(&ilb->lock);
+	}
+	for (i = 0; i <= h->ehash_mask; i++) {
+		struct inet_ehash_bucket *head = &h->ehash[i];
+
+		if (hlist_nulls_empty(&head->chain))
+			continue;
+		spin_lock_bh(inet_ehash_lockp(h, i));
+		sk_nulls_for_each(sk, node, &head->chain)
+			nvprio_adopt(sk);
+		spin_unlock_bh(inet_ehash_lockp(h, i));
+		cond_resched();
+	}
+}
+
+static void nvprio_scan_existing(void)
+{
+	struct net *net;
+
+	nvprio_scan_hashinfo(&tcp_hashinfo);
+	/* Namespaces with their own established table (tcp_child_ehash_entries). */
+	down_read(&net_rwsem);
+	for_each_net(net) {
+		struct inet_hashinfo *h = net->ipv4.tcp_death_row.hashinfo;
+
+		if (h && h != &tcp_hashinfo && h->pernet)
+			nvprio_scan_hashinfo(h);
+	}
+	up_read(&net_rwsem);
+}
+
+/* ---- debugfs ------------------------------------------------------------- */
+
+static const char *const nvprio_role_name[] = {
+	[NVPRIO_NONE] = "none",
+	[NVPRIO_HOST] = "host",
+	[NVPRIO_LISTEN] = "listen",
+	[NVPRIO_ACCEPT] = "accept",
+};
+
+static void nvprio_show_addr(struct seq_file *m, const struct sock *sk, bool local)
+{
+	struct sockaddr_storage ss = {};
+
+	if (sk->sk_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = local ? sk->sk_v6_rcv_saddr : sk->sk_v6_daddr;
+		s6->sin6_port = local ? htons(sk->sk_num) : sk->sk_dport;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_addr.s_addr = local ? sk->sk_rcv_saddr : sk->sk_daddr;
+		s4->sin_port = local ? htons(sk->sk_num) : sk->sk_dport;
+	}
+	seq_printf(m, " %pISpc", &ss);
+}
+
+static int nvprio_sockets_show(struct seq_file *m, void *v)
+{
+	struct nvprio_sock *e;
+	unsigned long flags;
+	int bkt;
+
+	seq_puts(m, "# role local remote prio orig rule\n");
+	spin_lock_irqsave(&nvprio_lock, flags);
+	hash_for_each(nvprio_socks, bkt, e, node) {
+		const struct sock *sk = e->sk;
+
+		seq_puts(m, nvprio_role_name[e->role]);
+		nvprio_show_addr(m, sk, true);
+		if (e->role == NVPRIO_LISTEN)
+			seq_puts(m, " *");
+		else
+			nvprio_show_addr(m, sk, false);
+		seq_printf(m, " %u", READ_ONCE(sk->sk_priority));
+		if (e->ours)
+			seq_printf(m, " %u", e->orig);
+		else
+			seq_puts(m, " -");
+		if (e->ours && e->rule >= 0)
+			seq_printf(m, " %d\n", e->rule);
+		else
+			seq_puts(m, " -\n");
+	}
+	spin_unlock_irqrestore(&nvprio_lock, flags);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nvprio_sockets);
+
+static int nvprio_stats_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "tracked %u\n", READ_ONCE(nvprio_count));
+	seq_printf(m, "tagged %ld\n", atomic_long_read(&nvprio_tagged));
+	seq_printf(m, "reapplied %ld\n", atomic_long_read(&nvprio_reapplied));
+	seq_printf(m, "restored %ld\n", atomic_long_read(&nvprio_restored));
+	seq_printf(m, "untracked %ld\n", atomic_long_read(&nvprio_untracked));
+	seq_printf(m, "nomem %ld\n", atomic_long_read(&nvprio_nomem));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nvprio_stats);
+
+/* ---- init / exit --------------------------------------------------------- */
+
+/* Rules set by module parameters at load, when init fails or at exit. */
+static void nvprio_free_rules(void)
+{
+	struct nvprio_rules *r;
+
+	mutex_lock(&nvprio_cfg_mutex);
+	r = rcu_replace_pointer(nvprio_rules, NULL,
+				lockdep_is_held(&nvprio_cfg_mutex));
+	mutex_unlock(&nvprio_cfg_mutex);
+	if (r)
+		call_rcu(&r->rcu, nvprio_rules_free_rcu);
+	/* kfree_rcu() and call_rcu() callbacks must run before the text goes. */
+	rcu_barrier();
+}
+
+int nvprio_init(const struct nvprio_ops *ops)
+{
+	int ret;
+
+	nvprio_ops = ops;
+	for_each_kernel_tracepoint(nvprio_find_tp, &nvprio_tp);
+	if (!nvprio_tp) {
+		pr_err("tracepoint sock:inet_sock_set_state not found\n");
+		return -ENOENT;
+	}
+
+	ret = tracepoint_probe_register(nvprio_tp, nvprio_probe, NULL);
+	if (ret) {
+		pr_err("cannot attach to sock:inet_sock_set_state: %d\n", ret);
+		goto err_rules;
+	}
+	/* After the probe: a socket born meanwhile is seen by one or both. */
+	nvprio_scan_existing();
+
+	mutex_lock(&nvprio_cfg_mutex);
+	nvprio_live = true;
+	mutex_unlock(&nvprio_cfg_mutex);
+
+	nvprio_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("sockets", 0444, nvprio_debugfs, NULL,
+			    &nvprio_sockets_fops);
+	debugfs_create_file("stats", 0444, nvprio_debugfs, NULL,
+			    &nvprio_stats_fops);
+	return 0;
+
+err_rules:
+	nvprio_free_rules();
+	return ret;
+}
+
+void nvprio_exit(void)
+{
+	struct nvprio_sock *e;
+	struct hlist_node *tmp;
+	unsigned long flags;
+	HLIST_HEAD(dead);
+	int bkt;
+
+	debugfs_remove_recursive(nvprio_debugfs);
+
+	mutex_lock(&nvprio_cfg_mutex);
+	nvprio_live = false;
+	mutex_unlock(&nvprio_cfg_mutex);
+
+	tracepoint_probe_unregister(nvprio_tp, nvprio_probe, NULL);
+	tracepoint_synchronize_unregister();
+
+	/* Restore every socket; drop the references unlocked. */
+	spin_lock_irqsave(&nvprio_lock, flags);
+	hash_for_each_safe(nvprio_socks, bkt, tmp, e, node) {
+		nvprio_untrack(e, true);
+		hlist_add_head(&e->dead, &dead);
+	}
+	spin_unlock_irqrestore(&nvprio_lock, flags);
+	hlist_for_each_entry_safe(e, tmp, &dead, dead) {
+		sock_put(e->sk);
+		kfree_rcu(e, rcu);
+	}
+	nvprio_free_rules();
+}

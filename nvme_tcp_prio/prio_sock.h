@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The socket-priority engine shared by nvme_tcp_prio (host) and
+ * nvmet_tcp_prio (target). Each module supplies how its NVMe/TCP sockets
+ * are recognised; the engine does the rest: parameters, the tracepoint
+ * hook, the table of managed sockets, re-apply, restore and debugfs.
+ */
+#ifndef NVPRIO_PRIO_SOCK_H
+#define NVPRIO_PRIO_SOCK_H
+
+#include <net/sock.h>
+
+enum nvprio_role {
+	NVPRIO_NONE = 0,
+	NVPRIO_HOST,		/* host: connecting socket (admin or I/O queue) */
+	NVPRIO_LISTEN,		/* target: listener of an nvmet TCP port */
+	NVPRIO_ACCEPT,		/* target: accepted connection */
+};
+
+struct nvprio_ops {
+	/* Module whose socket callbacks mark its sockets ("nvme_tcp"). */
+	const char *owner;
+	/*
+	 * A state change of a socket that is not managed yet: the role if
+	 * it is the birth of one of our sockets. Called from the tracepoint
+	 * (process or softirq context, socket locked by the caller).
+	 */
+	enum nvprio_role (*classify)(const struct sock *sk, int oldstate,
+				     int newstate);
+	/* A socket found at load time whose callbacks belong to @owner. */
+	enum nvprio_role (*classify_existing)(const struct sock *sk);
+};
+
+int nvprio_init(const struct nvprio_ops *ops);
+void nvprio_exit(void);
+
+/* Is @fn (a socket callback) a function of module @owner? Any context. */
+bool nvprio_fn_owned_by(const void *fn, const char *owner);
+
+/* Is @sk held by the kernel (no file, as sock_create() in a driver)? */
+static inline bool nvprio_kernel_held(const struct sock *sk)
+{
+	return sk->sk_socket && !sk->sk_socket->file;
+}
+
+#endif /* NVPRIO_PRIO_SOCK_H */
