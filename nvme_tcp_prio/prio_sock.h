@@ -31,6 +31,8 @@ struct nvprio_ops {
 	enum nvprio_role (*classify_existing)(const struct sock *sk);
 };
 
+extern const struct nvprio_ops nvme_tcp_prio_ops;	/* host.c */
+
 int nvprio_init(const struct nvprio_ops *ops);
 void nvprio_exit(void);
 
