@@ -19,8 +19,9 @@
  *   socket lock: it is one word read locklessly on transmit (later kernels
  *   made sock_set_priority() itself lockless for the same reason).
  * - The priority a socket had before we first set it is kept; unload (or
- *   a config that no longer wants a priority) restores it, unless someone
- *   else changed the priority since we set it.
+ *   a config that no longer wants a priority) restores it. A socket whose
+ *   priority someone else changed after we set it is theirs from then on:
+ *   never re-applied, never restored (no fighting over a value).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -62,6 +63,7 @@ struct nvprio_sock {
 	struct sock *sk;		/* holds a reference */
 	enum nvprio_role role;
 	bool ours;			/* sk_priority is the value we set */
+	bool foreign;			/* someone else set it after us */
 	u32 orig;			/* priority before we set it */
 	u32 applied;			/* the value we set */
 	int rule;			/* matching rule, -1: so_priority */
@@ -82,7 +84,7 @@ static DEFINE_HASHTABLE(nvprio_socks, 8);
 static unsigned int nvprio_count;
 
 static atomic_long_t nvprio_tagged, nvprio_reapplied, nvprio_restored,
-	nvprio_untracked, nvprio_nomem;
+	nvprio_untracked, nvprio_foreign, nvprio_nomem;
 
 static struct dentry *nvprio_debugfs;
 
@@ -242,11 +244,17 @@ static void nvprio_apply(struct nvprio_sock *e, bool reapply)
 	u32 cur = READ_ONCE(sk->sk_priority);
 	u32 want;
 
+	if (e->ours && cur != e->applied) {
+		/* Someone else set it after us: theirs now, for good. */
+		e->ours = false;
+		e->foreign = true;
+		atomic_long_inc(&nvprio_foreign);
+	}
+	if (e->foreign)
+		return;
 	rcu_read_lock();
 	e->rule = nvprio_want(e, &want);
 	rcu_read_unlock();
-	if (e->ours && cur != e->applied)
-		e->ours = false;	/* changed by someone else: theirs now */
 	if (!want) {
 		if (e->ours) {
 			WRITE_ONCE(sk->sk_priority, e->orig);
@@ -528,6 +536,7 @@ static int nvprio_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "reapplied %ld\n", atomic_long_read(&nvprio_reapplied));
 	seq_printf(m, "restored %ld\n", atomic_long_read(&nvprio_restored));
 	seq_printf(m, "untracked %ld\n", atomic_long_read(&nvprio_untracked));
+	seq_printf(m, "foreign %ld\n", atomic_long_read(&nvprio_foreign));
 	seq_printf(m, "nomem %ld\n", atomic_long_read(&nvprio_nomem));
 	return 0;
 }

@@ -37,6 +37,8 @@ static enum nvprio_role nvmet_tcp_prio_classify(const struct sock *sk,
 	if (oldstate == TCP_CLOSE && newstate == TCP_LISTEN) {
 		if (!nvprio_fn_owned_by(fn, NVMET_TCP_MODULE))
 			return NVPRIO_NONE;
+		if (READ_ONCE(sk->sk_priority))
+			pr_warn_once("nvmet_tcp.so_priority is set: nvmet-tcp applies it to accepted sockets after this module, which then leaves them alone; set it to 0 to let this module decide\n");
 		WRITE_ONCE(nvmet_tcp_prio_listen_ready, fn);
 		return NVPRIO_LISTEN;
 	}
