@@ -114,6 +114,29 @@ void *xnet_test_rt_global_sized_delete(unsigned long n);
 /* ::operator new[](n) then ::operator delete[](p, n); returns p. */
 void *xnet_test_rt_global_sized_delete_array(unsigned long n);
 
+/*
+ * xnet::inet: what the rules' C ABI (include/xnet/prio_abi.h) does not
+ * show: the parsed bytes of a prefix, formatting of any address, prefix
+ * matching of any address, the bounded Writer.
+ */
+struct xnet_test_prefix {
+	unsigned char addr[16];	/* IPv4 as ::ffff:a.b.c.d */
+	unsigned char len;	/* in the address's family: 0..32 or 0..128 */
+};
+
+/* inet::parse_prefix(); *out is written only on success. */
+int xnet_test_inet_parse_prefix(const char *s, unsigned long n,
+				struct xnet_test_prefix *out);
+/* inet::format_prefix() into a Writer on @buf[0..cap); the full length. */
+unsigned long xnet_test_inet_format_prefix(const struct xnet_test_prefix *p,
+					   char *buf, unsigned long cap);
+/* inet::Prefix::contains() of a 16-byte address. */
+int xnet_test_inet_contains(const struct xnet_test_prefix *p,
+			    const unsigned char *addr);
+/* inet::Writer::put_uint() into @buf[0..cap); the full length. */
+unsigned long xnet_test_inet_put_uint(unsigned long long v, char *buf,
+				      unsigned long cap);
+
 #ifdef __cplusplus
 }
 #endif

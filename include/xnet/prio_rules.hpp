@@ -29,6 +29,8 @@ namespace xnet {
 namespace prio {
 
 constexpr usize kMaxRules = 32;
+/* Longest canonical text: a page less the newline and the NUL. */
+constexpr usize kMaxCanonical = parse::kMaxInput - 2;
 
 enum Field : u8 {
 	kLaddr = 1 << 0,
@@ -96,12 +98,13 @@ constexpr Key kKeys[] = {
 	{ "rport", kRport }, { "prio", kPrio },
 };
 
+/* Is @s[0..n) exactly @lit? @s may hold a NUL: never read past @lit's end. */
 constexpr bool token_eq(const char *s, usize n, const char *lit)
 {
 	usize i = 0;
 
 	for (; i < n; i++)
-		if (lit[i] != s[i])
+		if (lit[i] == '\0' || lit[i] != s[i])
 			return false;
 	return lit[i] == '\0';
 }
@@ -207,45 +210,6 @@ constexpr parse::Result parse_rule(const char *s, usize n, Rule *r)
 	return { Err::Ok, 0, 0 };
 }
 
-/*
- * Parse a whole rules string into @out. On error @out is untouched and the
- * result names the offending field (or rule).
- */
-constexpr parse::Result parse_rules(const char *s, usize n, RuleSet *out,
-				    RuleSet *scratch)
-{
-	if (n > parse::kMaxInput)
-		return { Err::TooLong, parse::kMaxInput, n - parse::kMaxInput };
-	n = parse::strip_newline(s, n);
-	scratch->count = 0;
-
-	usize start = 0;
-
-	while (n > 0) {
-		usize end = start;
-
-		while (end < n && s[end] != ';')
-			end++;
-		if (scratch->count == kMaxRules)
-			return { Err::TooMany, start, end - start };
-
-		parse::Result r = parse_rule(s + start, end - start,
-					     &scratch->rules[scratch->count]);
-		if (!r.ok()) {
-			r.pos += start;
-			return r;
-		}
-		scratch->count++;
-		if (end == n)
-			break;
-		start = end + 1;
-		if (start == n)
-			return { Err::Empty, start, 0 };
-	}
-	*out = *scratch;
-	return { Err::Ok, 0, 0 };
-}
-
 constexpr void format_rule(inet::Writer &w, const Rule &r)
 {
 	bool first = true;
@@ -291,6 +255,51 @@ constexpr usize format_rules(const RuleSet &set, char *buf, usize cap)
 		format_rule(w, set.rules[i]);
 	}
 	return w.finish();
+}
+
+/*
+ * Parse a whole rules string into @out. On error @out is untouched and the
+ * result names the offending field (or rule).
+ */
+constexpr parse::Result parse_rules(const char *s, usize n, RuleSet *out,
+				    RuleSet *scratch)
+{
+	if (n > parse::kMaxInput)
+		return { Err::TooLong, parse::kMaxInput, n - parse::kMaxInput };
+	n = parse::strip_newline(s, n);
+	scratch->count = 0;
+
+	usize start = 0;
+
+	while (n > 0) {
+		usize end = start;
+
+		while (end < n && s[end] != ';')
+			end++;
+		if (scratch->count == kMaxRules)
+			return { Err::TooMany, start, end - start };
+
+		parse::Result r = parse_rule(s + start, end - start,
+					     &scratch->rules[scratch->count]);
+		if (!r.ok()) {
+			r.pos += start;
+			return r;
+		}
+		scratch->count++;
+		if (end == n)
+			break;
+		start = end + 1;
+		if (start == n)
+			return { Err::Empty, start, 0 };
+	}
+	/*
+	 * The canonical text must fit where it is read back (a page with a
+	 * newline): RFC 5952 can be longer than the spelling written.
+	 */
+	if (format_rules(*scratch, nullptr, 0) > kMaxCanonical)
+		return { Err::TooLong, 0, n };
+	*out = *scratch;
+	return { Err::Ok, 0, 0 };
 }
 
 } /* namespace prio */

@@ -44,7 +44,7 @@ constexpr const char *err_str(Err e)
 	switch (e) {
 	case Err::Ok: return "ok";
 	case Err::Empty: return "empty value";
-	case Err::Invalid: return "not a decimal number";
+	case Err::Invalid: return "invalid value";
 	case Err::Sign: return "sign not allowed";
 	case Err::Overflow: return "number too large";
 	case Err::Range: return "out of range";
