@@ -184,9 +184,28 @@ static const struct kernel_param_ops nvprio_so_priority_ops = {
 	.get = nvprio_get_so_priority,
 };
 
+/*
+ * The rules parameter's .free: the module loader calls it when loading fails
+ * after parameters were parsed, and when the module is freed after exit.
+ */
+static void nvprio_free_rules(void *arg)
+{
+	struct nvprio_rules *r;
+
+	mutex_lock(&nvprio_cfg_mutex);
+	r = rcu_replace_pointer(nvprio_rules, NULL,
+				lockdep_is_held(&nvprio_cfg_mutex));
+	mutex_unlock(&nvprio_cfg_mutex);
+	if (r)
+		call_rcu(&r->rcu, nvprio_rules_free_rcu);
+	/* kfree_rcu() and call_rcu() callbacks must run before the text goes. */
+	rcu_barrier();
+}
+
 static const struct kernel_param_ops nvprio_rules_ops = {
 	.set = nvprio_set_rules,
 	.get = nvprio_get_rules,
+	.free = nvprio_free_rules,
 };
 
 module_param_cb(so_priority, &nvprio_so_priority_ops, NULL, 0644);
@@ -544,21 +563,6 @@ DEFINE_SHOW_ATTRIBUTE(nvprio_stats);
 
 /* ---- init / exit --------------------------------------------------------- */
 
-/* Rules set by module parameters at load, when init fails or at exit. */
-static void nvprio_free_rules(void)
-{
-	struct nvprio_rules *r;
-
-	mutex_lock(&nvprio_cfg_mutex);
-	r = rcu_replace_pointer(nvprio_rules, NULL,
-				lockdep_is_held(&nvprio_cfg_mutex));
-	mutex_unlock(&nvprio_cfg_mutex);
-	if (r)
-		call_rcu(&r->rcu, nvprio_rules_free_rcu);
-	/* kfree_rcu() and call_rcu() callbacks must run before the text goes. */
-	rcu_barrier();
-}
-
 int nvprio_init(const struct nvprio_ops *ops)
 {
 	int ret;
@@ -573,14 +577,14 @@ int nvprio_init(const struct nvprio_ops *ops)
 	ret = tracepoint_probe_register(nvprio_tp, nvprio_probe, NULL);
 	if (ret) {
 		pr_err("cannot attach to sock:inet_sock_set_state: %d\n", ret);
-		goto err_rules;
+		return ret;
 	}
-	/* After the probe: a socket born meanwhile is seen by one or both. */
-	nvprio_scan_existing();
-
+	/* From now on a parameter write re-applies to what is tracked. */
 	mutex_lock(&nvprio_cfg_mutex);
 	nvprio_live = true;
 	mutex_unlock(&nvprio_cfg_mutex);
+	/* After the probe: a socket born meanwhile is seen by one or both. */
+	nvprio_scan_existing();
 
 	nvprio_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("sockets", 0444, nvprio_debugfs, NULL,
@@ -588,10 +592,6 @@ int nvprio_init(const struct nvprio_ops *ops)
 	debugfs_create_file("stats", 0444, nvprio_debugfs, NULL,
 			    &nvprio_stats_fops);
 	return 0;
-
-err_rules:
-	nvprio_free_rules();
-	return ret;
 }
 
 void nvprio_exit(void)
@@ -622,5 +622,7 @@ void nvprio_exit(void)
 		sock_put(e->sk);
 		kfree_rcu(e, rcu);
 	}
-	nvprio_free_rules();
+	/* No kfree_rcu() callback may run after the module text is gone. */
+	rcu_barrier();
+	/* The rules go with the parameter (nvprio_free_rules). */
 }
