@@ -538,7 +538,7 @@ static int nvprio_sockets_show(struct seq_file *m, void *v)
 			seq_printf(m, " %u", e->orig);
 		else
 			seq_puts(m, " -");
-		if (e->ours && e->rule >= 0)
+		if (e->rule >= 0)
 			seq_printf(m, " %d\n", e->rule);
 		else
 			seq_puts(m, " -\n");
