@@ -256,6 +256,20 @@ static int nvprio_want(const struct nvprio_sock *e, u32 *prio)
 	return rule;
 }
 
+/*
+ * Has someone else set @e's priority (now @cur) after we did? Then it is
+ * theirs, for good. Caller holds nvprio_lock.
+ */
+static bool nvprio_note_foreign(struct nvprio_sock *e, u32 cur)
+{
+	if (e->ours && cur != e->applied) {
+		e->ours = false;
+		e->foreign = true;
+		atomic_long_inc(&nvprio_foreign);
+	}
+	return e->foreign;
+}
+
 /* Bring @e's socket to what the config wants. Caller holds nvprio_lock. */
 static void nvprio_apply(struct nvprio_sock *e, bool reapply)
 {
@@ -263,13 +277,7 @@ static void nvprio_apply(struct nvprio_sock *e, bool reapply)
 	u32 cur = READ_ONCE(sk->sk_priority);
 	u32 want;
 
-	if (e->ours && cur != e->applied) {
-		/* Someone else set it after us: theirs now, for good. */
-		e->ours = false;
-		e->foreign = true;
-		atomic_long_inc(&nvprio_foreign);
-	}
-	if (e->foreign)
+	if (nvprio_note_foreign(e, cur))
 		return;
 	rcu_read_lock();
 	e->rule = nvprio_want(e, &want);
@@ -519,6 +527,7 @@ static void nvprio_show_addr(struct seq_file *m, const struct sock *sk, bool loc
 static int nvprio_sockets_show(struct seq_file *m, void *v)
 {
 	struct nvprio_sock *e;
+	u32 prio;
 	unsigned long flags;
 	int bkt;
 
@@ -533,7 +542,9 @@ static int nvprio_sockets_show(struct seq_file *m, void *v)
 			seq_puts(m, " *");
 		else
 			nvprio_show_addr(m, sk, false);
-		seq_printf(m, " %u", READ_ONCE(sk->sk_priority));
+		prio = READ_ONCE(sk->sk_priority);
+		nvprio_note_foreign(e, prio);
+		seq_printf(m, " %u", prio);
 		if (e->ours)
 			seq_printf(m, " %u", e->orig);
 		else
@@ -550,6 +561,15 @@ DEFINE_SHOW_ATTRIBUTE(nvprio_sockets);
 
 static int nvprio_stats_show(struct seq_file *m, void *v)
 {
+	struct nvprio_sock *e;
+	unsigned long flags;
+	int bkt;
+
+	/* Foreign sockets are noticed lazily: look at all of them now. */
+	spin_lock_irqsave(&nvprio_lock, flags);
+	hash_for_each(nvprio_socks, bkt, e, node)
+		nvprio_note_foreign(e, READ_ONCE(e->sk->sk_priority));
+	spin_unlock_irqrestore(&nvprio_lock, flags);
 	seq_printf(m, "tracked %u\n", READ_ONCE(nvprio_count));
 	seq_printf(m, "tagged %ld\n", atomic_long_read(&nvprio_tagged));
 	seq_printf(m, "reapplied %ld\n", atomic_long_read(&nvprio_reapplied));
