@@ -13,6 +13,7 @@
 #   make check-build     W=1, sparse, checkpatch and C++ object guards
 #   make style           checkpatch.pl on the C sources
 #   make sparse          make C=2 (sparse on every C file)
+#   make bench-nvme      NVMe/TCP priority off vs on, tables in build/bench/nvme.md
 #   make setup           install the Debian packages all of this needs
 
 SHELL := /bin/bash
@@ -31,7 +32,7 @@ MODULES := nvme_tcp_prio nvmet_tcp_prio xps_flow pp_frag
 KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT)
 
 .PHONY: all modules install clean setup check demo test-user kunit vmtest \
-	check-build style sparse vmtest-selftest
+	check-build style sparse vmtest-selftest bench-nvme
 
 all: modules
 
@@ -91,6 +92,9 @@ sparse:
 
 check:
 	$(ROOT)/scripts/check.sh
+
+bench-nvme: modules
+	$(ROOT)/scripts/bench-nvme.sh --kernel /boot/vmlinuz-$(KVER)
 
 demo:
 	$(ROOT)/scripts/setup.sh
