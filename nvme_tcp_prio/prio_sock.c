@@ -141,9 +141,11 @@ static int nvprio_set_rules(const char *val, const struct kernel_param *kp)
 	if (err == XNET_E_NOMEM)
 		return -ENOMEM;
 	if (err != XNET_OK) {
-		pr_err("rules: '%.*s' refused: %s\n",
-		       res.pos < n ? nvprio_msg_len(val + res.pos) : 0,
-		       res.pos < n ? val + res.pos : "", xnet_err_str(err));
+		/* res names the offending field (or rule) of the input */
+		pr_err("rules: '%.*s' at offset %u refused: %s\n",
+		       res.pos < n ? (int)min_t(unsigned int, res.len, 64) : 0,
+		       res.pos < n ? val + res.pos : "", res.pos,
+		       xnet_err_str(err));
 		return -EINVAL;
 	}
 	r = kzalloc(sizeof(*r), GFP_KERNEL);

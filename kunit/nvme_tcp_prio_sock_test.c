@@ -1,0 +1,1004 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite nvme_tcp_prio_sock: the socket-priority engine
+ * (nvme_tcp_prio/prio_sock.c) with the host recognition
+ * (nvme_tcp_prio/host.c) on real TCP sockets over loopback, in the UML
+ * kernel: the sock:inet_sock_set_state probe, the table of managed sockets,
+ * re-apply on a parameter write, restore, "foreign" sockets, untracking at
+ * close and at unload.
+ *
+ * Both files are compiled into this translation unit, so the cases call the
+ * static parameter setters and read the static table and counters. Host
+ * sockets are made exactly as nvme_tcp_alloc_queue() makes them:
+ * sock_create() (kernel-held, no file), TCP_SYNCNT 1, TCP_NODELAY,
+ * SO_LINGER on with a zero timeout, then kernel_connect(); the target is a
+ * kernel listener on the loopback address. Each case runs with the engine
+ * freshly attached (init: nvprio_init(); exit: sockets released, then
+ * nvprio_exit() and the rules parameter's .free, as at module unload).
+ * The suite brings lo up (it is down in KUnit's UML kernel) and down
+ * again after.
+ *
+ * prio_sock.c defines pr_fmt, so it comes before every other header.
+ */
+#include "../nvme_tcp_prio/prio_sock.c"
+#include "../nvme_tcp_prio/host.c"
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/jiffies.h>
+#include <linux/net.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/seqlock.h>
+#include <linux/sockptr.h>
+#include <net/addrconf.h>
+#include <net/sock.h>
+
+#define NVME_PORT	4420
+#define OTHER_PORT	4421
+/* The only ephemeral port while the lport case runs. */
+#define PINNED_LPORT	40123
+#define NO_LINGER	(-1)
+#define MAX_SOCKS	12
+
+/* How a client socket is set up before connect(). */
+struct host_cfg {
+	const char *name;
+	int syncnt;		/* TCP_SYNCNT; 0: not set */
+	bool nodelay;		/* TCP_NODELAY */
+	int linger;		/* SO_LINGER seconds; NO_LINGER: not set */
+	bool file;		/* give it a file, as a user-space socket */
+	u32 prio;		/* sock_set_priority() before connect; 0: not */
+};
+
+/* What nvme_tcp_alloc_queue() sets (with nvme_tcp.so_priority 0). */
+static const struct host_cfg nvme_cfg = {
+	.name = "nvme-tcp", .syncnt = 1, .nodelay = true, .linger = 0,
+};
+
+/* What a test-only probe, run after the engine's, saw of one socket. */
+struct watch {
+	struct sock *sk;
+	bool syn_sent;		/* CLOSE->SYN_SENT seen */
+	u32 prio_syn_sent;	/* sk_priority then (what the SYN carries) */
+	bool established;
+	u32 prio_established;
+};
+
+struct sock_test {
+	struct socket *socks[MAX_SOCKS];
+	struct file *files[MAX_SOCKS];	/* socks[i]'s file, or NULL */
+	unsigned int n;
+	bool engine;			/* nvprio_init() succeeded */
+	bool probe;			/* watch_probe registered */
+	bool ports_pinned;
+	int saved_ports[2];
+	struct watch watch;
+};
+
+static bool lo_brought_up;
+
+/* Counters and table size, read at once. */
+struct snap {
+	unsigned int tracked;
+	long tagged, reapplied, restored, untracked, foreign, nomem;
+};
+
+static struct snap snap(void)
+{
+	struct snap s = {
+		.tracked = READ_ONCE(nvprio_count),
+		.tagged = atomic_long_read(&nvprio_tagged),
+		.reapplied = atomic_long_read(&nvprio_reapplied),
+		.restored = atomic_long_read(&nvprio_restored),
+		.untracked = atomic_long_read(&nvprio_untracked),
+		.foreign = atomic_long_read(&nvprio_foreign),
+		.nomem = atomic_long_read(&nvprio_nomem),
+	};
+
+	return s;
+}
+
+/* Copy @sk's table entry into @out; false if it is not tracked. */
+static bool entry_of(const struct sock *sk, struct nvprio_sock *out)
+{
+	struct nvprio_sock *e;
+	unsigned long flags;
+
+	spin_lock_irqsave(&nvprio_lock, flags);
+	e = nvprio_find(sk);
+	if (e)
+		*out = *e;
+	spin_unlock_irqrestore(&nvprio_lock, flags);
+	return e;
+}
+
+static bool tracked(const struct sock *sk)
+{
+	struct nvprio_sock e;
+
+	return entry_of(sk, &e);
+}
+
+/* Entries in the hash table, counted by walking it. */
+static unsigned int table_walk_count(void)
+{
+	struct nvprio_sock *e;
+	unsigned long flags;
+	unsigned int n = 0;
+	int bkt;
+
+	spin_lock_irqsave(&nvprio_lock, flags);
+	hash_for_each(nvprio_socks, bkt, e, node)
+		n++;
+	spin_unlock_irqrestore(&nvprio_lock, flags);
+	return n;
+}
+
+static u32 prio_of(const struct socket *sock)
+{
+	return READ_ONCE(sock->sk->sk_priority);
+}
+
+static int set_so_priority(const char *val)
+{
+	return nvprio_set_so_priority(val, NULL);
+}
+
+static int set_rules(const char *val)
+{
+	return nvprio_set_rules(val, NULL);
+}
+
+/* Runs after the engine's probe (lower priority): sees what it did. */
+static void watch_probe(void *data, const struct sock *sk, const int oldstate,
+			const int newstate)
+{
+	struct watch *w = data;
+
+	if (sk != READ_ONCE(w->sk))
+		return;
+	if (oldstate == TCP_CLOSE && newstate == TCP_SYN_SENT) {
+		w->prio_syn_sent = READ_ONCE(sk->sk_priority);
+		w->syn_sent = true;
+	} else if (oldstate == TCP_SYN_SENT && newstate == TCP_ESTABLISHED) {
+		w->prio_established = READ_ONCE(sk->sk_priority);
+		w->established = true;
+	}
+}
+
+/* ---- sockets ------------------------------------------------------------ */
+
+/* Release at exit: @sock, through @file when it has one. */
+static void keep(struct kunit *test, struct socket *sock, struct file *file)
+{
+	struct sock_test *t = test->priv;
+
+	if (t->n == MAX_SOCKS) {
+		if (file)
+			__fput_sync(file);
+		else
+			sock_release(sock);
+		KUNIT_ASSERT_FAILURE(test, "more than %d sockets", MAX_SOCKS);
+	}
+	t->socks[t->n] = sock;
+	t->files[t->n] = file;
+	t->n++;
+}
+
+/* Release now a socket kept by keep(). */
+static void drop(struct kunit *test, struct socket *sock)
+{
+	struct sock_test *t = test->priv;
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->socks[i] != sock)
+			continue;
+		if (t->files[i])
+			__fput_sync(t->files[i]);
+		else
+			sock_release(sock);
+		t->n--;
+		t->socks[i] = t->socks[t->n];
+		t->files[i] = t->files[t->n];
+		return;
+	}
+	KUNIT_FAIL(test, "socket %p not kept", sock);
+}
+
+static void release_all(struct sock_test *t)
+{
+	/* Clients first (newest first), then the listeners they came from. */
+	while (t->n) {
+		t->n--;
+		if (t->files[t->n])
+			__fput_sync(t->files[t->n]);
+		else
+			sock_release(t->socks[t->n]);
+	}
+}
+
+static int loopback_addr(int family, u16 port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = in6addr_loopback;
+		s6->sin6_port = htons(port);
+		return sizeof(*s6);
+	}
+	((struct sockaddr_in *)ss)->sin_family = AF_INET;
+	((struct sockaddr_in *)ss)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	((struct sockaddr_in *)ss)->sin_port = htons(port);
+	return sizeof(struct sockaddr_in);
+}
+
+/* A kernel listener on the loopback address, as a target would be. */
+static struct socket *listener(struct kunit *test, int family, u16 port)
+{
+	struct sockaddr_storage ss;
+	struct socket *sock;
+	int len, ret;
+
+	ret = sock_create_kern(&init_net, family, SOCK_STREAM, IPPROTO_TCP,
+			       &sock);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	keep(test, sock, NULL);
+	sock_set_reuseaddr(sock->sk);
+	sock->sk->sk_rcvtimeo = 2 * HZ;		/* bounds kernel_accept() */
+	len = loopback_addr(family, port, &ss);
+	ret = kernel_bind(sock, (struct sockaddr *)&ss, len);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "bind port %u", port);
+	KUNIT_ASSERT_EQ(test, kernel_listen(sock, 16), 0);
+	return sock;
+}
+
+/* A client socket set up by @cfg, not connected yet. */
+static struct socket *client(struct kunit *test, int family,
+			     const struct host_cfg *cfg)
+{
+	struct file *file = NULL;
+	struct socket *sock;
+	struct sock *sk;
+	int ret;
+
+	/* As nvme_tcp_alloc_queue(): sock_create(), no file. */
+	ret = sock_create(family, SOCK_STREAM, IPPROTO_TCP, &sock);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	if (cfg->file) {
+		/* On failure sock_alloc_file() releases the socket. */
+		file = sock_alloc_file(sock, 0, NULL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	}
+	keep(test, sock, file);
+	sk = sock->sk;
+	if (cfg->syncnt)
+		KUNIT_ASSERT_EQ(test, tcp_sock_set_syncnt(sk, cfg->syncnt), 0);
+	if (cfg->nodelay)
+		tcp_sock_set_nodelay(sk);
+	if (cfg->linger == 0) {
+		sock_no_linger(sk);
+	} else if (cfg->linger > 0) {
+		struct linger l = { .l_onoff = 1, .l_linger = cfg->linger };
+
+		ret = sock_setsockopt(sock, SOL_SOCKET, SO_LINGER,
+				      KERNEL_SOCKPTR(&l), sizeof(l));
+		KUNIT_ASSERT_EQ(test, ret, 0);
+	}
+	if (cfg->prio)
+		sock_set_priority(sk, cfg->prio);
+	/* Bounds a connect that goes wrong (not part of the recognition). */
+	sk->sk_sndtimeo = 5 * HZ;
+	return sock;
+}
+
+static void connect_addr(struct kunit *test, struct socket *sock,
+			 struct sockaddr_storage *ss, int len)
+{
+	KUNIT_ASSERT_EQ_MSG(test, kernel_connect(sock, (struct sockaddr *)ss,
+						 len, 0), 0,
+			    "connect to %pISpc", ss);
+	KUNIT_ASSERT_EQ(test, sock->sk->sk_state, TCP_ESTABLISHED);
+}
+
+static void connect_to(struct kunit *test, struct socket *sock, u16 port)
+{
+	struct sockaddr_storage ss;
+	int len = loopback_addr(sock->sk->sk_family, port, &ss);
+
+	connect_addr(test, sock, &ss, len);
+}
+
+static struct socket *connected(struct kunit *test, int family,
+				const struct host_cfg *cfg, u16 port)
+{
+	struct socket *sock = client(test, family, cfg);
+
+	connect_to(test, sock, port);
+	return sock;
+}
+
+/* Watch @sk with watch_probe from now on. */
+static void watch(struct kunit *test, struct sock *sk)
+{
+	struct sock_test *t = test->priv;
+
+	memset(&t->watch, 0, sizeof(t->watch));
+	WRITE_ONCE(t->watch.sk, sk);
+}
+
+/* Wait (bounded) until @sk is no longer in the table. */
+static bool wait_untracked(const struct sock *sk)
+{
+	unsigned long end = jiffies + 2 * HZ;
+
+	while (tracked(sk)) {
+		if (time_after(jiffies, end))
+			return false;
+		usleep_range(2000, 5000);
+	}
+	return true;
+}
+
+/* ---- cases -------------------------------------------------------------- */
+
+/* A socket set up exactly like nvme-tcp's is tagged from the SYN on. */
+static void nvme_tcp_prio_sock_host_tagged(struct kunit *test)
+{
+	struct sock_test *t = test->priv;
+	struct nvprio_sock e;
+	struct socket *sock;
+	struct snap s;
+
+	listener(test, AF_INET, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
+	sock = client(test, AF_INET, &nvme_cfg);
+	watch(test, sock->sk);
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 0U);
+	KUNIT_EXPECT_FALSE(test, tracked(sock->sk));
+
+	connect_to(test, sock, NVME_PORT);
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 3U);
+	/* Set when the state became SYN_SENT, before tcp_connect() sent the SYN. */
+	KUNIT_EXPECT_TRUE(test, t->watch.syn_sent);
+	KUNIT_EXPECT_EQ(test, t->watch.prio_syn_sent, 3U);
+	KUNIT_EXPECT_TRUE(test, t->watch.established);
+	KUNIT_EXPECT_EQ(test, t->watch.prio_established, 3U);
+
+	KUNIT_ASSERT_TRUE(test, entry_of(sock->sk, &e));
+	KUNIT_EXPECT_EQ(test, e.role, NVPRIO_HOST);
+	KUNIT_EXPECT_TRUE(test, e.ours);
+	KUNIT_EXPECT_FALSE(test, e.foreign);
+	KUNIT_EXPECT_EQ(test, e.orig, 0U);
+	KUNIT_EXPECT_EQ(test, e.applied, 3U);
+	KUNIT_EXPECT_EQ(test, e.rule, -1);
+	s = snap();
+	/* Neither the listener nor the target's child is a host socket. */
+	KUNIT_EXPECT_EQ(test, s.tracked, 1U);
+	KUNIT_EXPECT_EQ(test, table_walk_count(), 1U);
+	KUNIT_EXPECT_EQ(test, s.tagged, 1L);
+	KUNIT_EXPECT_EQ(test, s.reapplied, 0L);
+	KUNIT_EXPECT_EQ(test, s.nomem, 0L);
+}
+
+/* so_priority 0 (the default): tracked, but the priority is left alone. */
+static void nvme_tcp_prio_sock_host_untouched_at_zero(struct kunit *test)
+{
+	struct nvprio_sock e;
+	struct socket *sock;
+
+	listener(test, AF_INET, NVME_PORT);
+	sock = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 0U);
+	KUNIT_ASSERT_TRUE(test, entry_of(sock->sk, &e));
+	KUNIT_EXPECT_FALSE(test, e.ours);
+	KUNIT_EXPECT_EQ(test, snap().tagged, 0L);
+
+	/* A later write tags it. */
+	KUNIT_ASSERT_EQ(test, set_so_priority("2"), 0);
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 2U);
+	KUNIT_EXPECT_EQ(test, snap().tagged, 1L);
+}
+
+/* One of nvme-tcp's options missing or different: not an NVMe/TCP socket. */
+static const struct host_cfg missing_cfgs[] = {
+	{ .name = "no TCP_SYNCNT", .syncnt = 0, .nodelay = true, .linger = 0 },
+	{ .name = "TCP_SYNCNT 2", .syncnt = 2, .nodelay = true, .linger = 0 },
+	{ .name = "no TCP_NODELAY", .syncnt = 1, .nodelay = false, .linger = 0 },
+	{ .name = "no SO_LINGER", .syncnt = 1, .nodelay = true,
+	  .linger = NO_LINGER },
+	{ .name = "SO_LINGER 5 s", .syncnt = 1, .nodelay = true, .linger = 5 },
+};
+
+static void host_cfg_desc(const struct host_cfg *cfg, char *desc)
+{
+	strscpy(desc, cfg->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(missing, missing_cfgs, host_cfg_desc);
+
+static void nvme_tcp_prio_sock_option_missing(struct kunit *test)
+{
+	const struct host_cfg *cfg = test->param_value;
+	struct socket *sock, *control;
+
+	listener(test, AF_INET, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
+	sock = connected(test, AF_INET, cfg, NVME_PORT);
+	KUNIT_EXPECT_FALSE(test, tracked(sock->sk));
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 0U);
+
+	/* The same connection with all the options is tagged. */
+	control = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
+	KUNIT_EXPECT_TRUE(test, tracked(control->sk));
+	KUNIT_EXPECT_EQ(test, prio_of(control), 3U);
+	KUNIT_EXPECT_EQ(test, snap().tracked, 1U);
+
+	/* A write re-applies to tracked sockets only. */
+	KUNIT_ASSERT_EQ(test, set_so_priority("4"), 0);
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 0U);
+	KUNIT_EXPECT_EQ(test, prio_of(control), 4U);
+}
+
+/* A user-space socket (it has a file) is never touched, even on 4420. */
+static void nvme_tcp_prio_sock_user_socket(struct kunit *test)
+{
+	struct host_cfg user = nvme_cfg;
+	struct socket *sock;
+
+	user.file = true;
+	listener(test, AF_INET, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
+	KUNIT_ASSERT_EQ(test, set_rules("rport=4420,prio=5"), 0);
+	sock = connected(test, AF_INET, &user, NVME_PORT);
+	KUNIT_ASSERT_NOT_NULL(test, sock->file);
+	KUNIT_EXPECT_FALSE(test, tracked(sock->sk));
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 0U);
+	KUNIT_EXPECT_EQ(test, snap().tracked, 0U);
+	KUNIT_EXPECT_EQ(test, snap().tagged, 0L);
+
+	KUNIT_ASSERT_EQ(test, set_so_priority("4"), 0);
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 0U);
+}
+
+/* A matching rule wins over so_priority; writes re-apply to live sockets. */
+static void nvme_tcp_prio_sock_rules_reapply(struct kunit *test)
+{
+	struct socket *a, *b;
+	struct nvprio_sock e;
+	struct snap s;
+	char *buf;
+
+	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	listener(test, AF_INET, NVME_PORT);
+	listener(test, AF_INET, OTHER_PORT);
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
+	KUNIT_ASSERT_EQ(test, set_rules("rport=4421,prio=7"), 0);
+
+	a = connected(test, AF_INET, &nvme_cfg, OTHER_PORT);
+	b = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
+	KUNIT_EXPECT_EQ(test, prio_of(a), 7U);
+	KUNIT_EXPECT_EQ(test, prio_of(b), 3U);
+	KUNIT_ASSERT_TRUE(test, entry_of(a->sk, &e));
+	KUNIT_EXPECT_EQ(test, e.rule, 0);
+	KUNIT_ASSERT_TRUE(test, entry_of(b->sk, &e));
+	KUNIT_EXPECT_EQ(test, e.rule, -1);
+	s = snap();
+	KUNIT_EXPECT_EQ(test, s.tagged, 2L);
+	KUNIT_EXPECT_EQ(test, s.reapplied, 0L);
+
+	/* New rules: a falls back to so_priority, b matches. */
+	KUNIT_ASSERT_EQ(test, set_rules("rport=4420,prio=5"), 0);
+	KUNIT_EXPECT_EQ(test, prio_of(a), 3U);
+	KUNIT_EXPECT_EQ(test, prio_of(b), 5U);
+	KUNIT_ASSERT_TRUE(test, entry_of(b->sk, &e));
+	KUNIT_EXPECT_EQ(test, e.rule, 0);
+	KUNIT_EXPECT_EQ(test, e.applied, 5U);
+	KUNIT_EXPECT_EQ(test, snap().reapplied, 2L);
+	KUNIT_EXPECT_EQ(test, nvprio_get_rules(buf, NULL),
+			(int)strlen("rport=4420,prio=5\n"));
+	KUNIT_EXPECT_STREQ(test, buf, "rport=4420,prio=5\n");
+
+	/* so_priority moves the socket no rule matches, only that one. */
+	KUNIT_ASSERT_EQ(test, set_so_priority("4"), 0);
+	KUNIT_EXPECT_EQ(test, prio_of(a), 4U);
+	KUNIT_EXPECT_EQ(test, prio_of(b), 5U);
+	KUNIT_EXPECT_EQ(test, snap().reapplied, 3L);
+
+	/* A refused write changes nothing. */
+	KUNIT_EXPECT_EQ(test, set_so_priority("x"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, set_rules("rport=99999,prio=1"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, prio_of(a), 4U);
+	KUNIT_EXPECT_EQ(test, prio_of(b), 5U);
+	KUNIT_EXPECT_EQ(test, snap().reapplied, 3L);
+	KUNIT_EXPECT_EQ(test, nvprio_get_so_priority(buf, NULL), 2);
+	KUNIT_EXPECT_STREQ(test, buf, "4\n");
+
+	/* prio=0 in a rule: leave untouched, i.e. give a its original back. */
+	KUNIT_ASSERT_EQ(test, set_rules("rport=4421,prio=0"), 0);
+	KUNIT_EXPECT_EQ(test, prio_of(a), 0U);
+	KUNIT_EXPECT_EQ(test, prio_of(b), 4U);
+	s = snap();
+	KUNIT_EXPECT_EQ(test, s.restored, 1L);
+	KUNIT_EXPECT_EQ(test, s.reapplied, 4L);
+	KUNIT_EXPECT_EQ(test, s.tagged, 2L);
+	KUNIT_EXPECT_EQ(test, s.tracked, 2U);
+}
+
+/* so_priority 0 and no rules: the priority from before is back. */
+static void nvme_tcp_prio_sock_zero_restores(struct kunit *test)
+{
+	struct host_cfg cfg = nvme_cfg;
+	struct nvprio_sock e;
+	struct socket *sock;
+	struct snap s;
+
+	/* As nvme-tcp does with nvme_tcp.so_priority=2. */
+	cfg.prio = 2;
+	listener(test, AF_INET, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
+	sock = connected(test, AF_INET, &cfg, NVME_PORT);
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 3U);
+	KUNIT_ASSERT_TRUE(test, entry_of(sock->sk, &e));
+	KUNIT_EXPECT_EQ(test, e.orig, 2U);
+
+	KUNIT_ASSERT_EQ(test, set_so_priority("0"), 0);
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 2U);
+	s = snap();
+	KUNIT_EXPECT_EQ(test, s.restored, 1L);
+	KUNIT_EXPECT_EQ(test, s.tracked, 1U);
+	KUNIT_ASSERT_TRUE(test, entry_of(sock->sk, &e));
+	KUNIT_EXPECT_FALSE(test, e.ours);
+	KUNIT_EXPECT_FALSE(test, e.foreign);
+
+	/* Still managed: a new value tags it again, from the same original. */
+	KUNIT_ASSERT_EQ(test, set_so_priority("6"), 0);
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 6U);
+	KUNIT_ASSERT_TRUE(test, entry_of(sock->sk, &e));
+	KUNIT_EXPECT_EQ(test, e.orig, 2U);
+	KUNIT_EXPECT_EQ(test, snap().tagged, 2L);
+	KUNIT_ASSERT_EQ(test, set_so_priority("0"), 0);
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 2U);
+	KUNIT_EXPECT_EQ(test, snap().restored, 2L);
+}
+
+/* Someone else set the priority after us: never re-applied nor restored. */
+static void nvme_tcp_prio_sock_foreign(struct kunit *test)
+{
+	struct socket *sock, *other;
+	struct nvprio_sock e;
+	struct snap s;
+
+	listener(test, AF_INET, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
+	sock = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
+	other = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, prio_of(sock), 3U);
+
+	sock_set_priority(sock->sk, 9);		/* a setsockopt(SO_PRIORITY) */
+	KUNIT_ASSERT_EQ(test, set_so_priority("4"), 0);
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 9U);
+	KUNIT_EXPECT_EQ(test, prio_of(other), 4U);
+	KUNIT_ASSERT_TRUE(test, entry_of(sock->sk, &e));
+	KUNIT_EXPECT_TRUE(test, e.foreign);
+	KUNIT_EXPECT_FALSE(test, e.ours);
+	s = snap();
+	KUNIT_EXPECT_EQ(test, s.foreign, 1L);
+	KUNIT_EXPECT_EQ(test, s.reapplied, 1L);
+
+	/* Not restored either, and counted once. */
+	KUNIT_ASSERT_EQ(test, set_so_priority("0"), 0);
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 9U);
+	KUNIT_EXPECT_EQ(test, prio_of(other), 0U);
+	KUNIT_ASSERT_EQ(test, set_so_priority("5"), 0);
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 9U);
+	KUNIT_EXPECT_EQ(test, prio_of(other), 5U);
+	s = snap();
+	KUNIT_EXPECT_EQ(test, s.foreign, 1L);
+	KUNIT_EXPECT_EQ(test, s.restored, 1L);
+	/* It stays in the table (as "-" in debugfs) until it closes. */
+	KUNIT_EXPECT_EQ(test, s.tracked, 2U);
+}
+
+/* close() untracks the socket and drops the engine's reference. */
+static void nvme_tcp_prio_sock_close_untracks(struct kunit *test)
+{
+	struct socket *sock, *other;
+	unsigned int before;
+	struct sock *sk;
+	struct snap s;
+
+	listener(test, AF_INET, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
+	other = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
+	sock = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
+	sk = sock->sk;
+	KUNIT_ASSERT_EQ(test, snap().tracked, 2U);
+
+	sock_hold(sk);
+	before = refcount_read(&sk->sk_refcnt);
+	/* Ours, the socket's own and the engine's. */
+	KUNIT_EXPECT_GE(test, before, 3U);
+	drop(test, sock);	/* SO_LINGER 0: RST, CLOSE in tcp_disconnect() */
+	KUNIT_EXPECT_EQ(test, sk->sk_state, TCP_CLOSE);
+	KUNIT_EXPECT_TRUE(test, sock_flag(sk, SOCK_DEAD));
+	KUNIT_EXPECT_FALSE(test, tracked(sk));
+	s = snap();
+	KUNIT_EXPECT_EQ(test, s.tracked, 1U);
+	KUNIT_EXPECT_EQ(test, table_walk_count(), 1U);
+	KUNIT_EXPECT_EQ(test, s.untracked, 1L);
+	KUNIT_EXPECT_EQ(test, s.restored, 0L);
+	/* Only ours is left: the engine's went with the CLOSE transition. */
+	KUNIT_EXPECT_EQ(test, refcount_read(&sk->sk_refcnt), 1U);
+	sock_put(sk);
+
+	KUNIT_EXPECT_TRUE(test, tracked(other->sk));
+	KUNIT_EXPECT_EQ(test, prio_of(other), 3U);
+}
+
+/* A reset from the peer closes the socket in softirq: untracked too. */
+static void nvme_tcp_prio_sock_peer_reset_untracks(struct kunit *test)
+{
+	struct socket *lsock, *sock, *child;
+	struct sock *sk;
+	struct snap s;
+
+	lsock = listener(test, AF_INET, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
+	sock = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
+	sk = sock->sk;
+	KUNIT_ASSERT_TRUE(test, tracked(sk));
+	KUNIT_ASSERT_EQ(test, kernel_accept(lsock, &child, 0), 0);
+	keep(test, child, NULL);
+	/* The target side is not a host socket. */
+	KUNIT_EXPECT_FALSE(test, tracked(child->sk));
+
+	sock_no_linger(child->sk);
+	drop(test, child);	/* RST to sk, handled in softirq */
+	KUNIT_EXPECT_TRUE(test, wait_untracked(sk));
+	KUNIT_EXPECT_EQ(test, sk->sk_state, TCP_CLOSE);
+	KUNIT_EXPECT_EQ(test, sk->sk_err, ECONNRESET);
+	s = snap();
+	KUNIT_EXPECT_EQ(test, s.tracked, 0U);
+	KUNIT_EXPECT_EQ(test, s.untracked, 1L);
+	/* The socket itself holds the only reference left. */
+	KUNIT_EXPECT_EQ(test, refcount_read(&sk->sk_refcnt), 1U);
+	/* Not restored: the socket is dead, its priority no longer matters. */
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 3U);
+}
+
+/* Unload restores live sockets (unless foreign) and empties the table. */
+static void nvme_tcp_prio_sock_exit_restores(struct kunit *test)
+{
+	struct sock_test *t = test->priv;
+	struct host_cfg cfg = nvme_cfg;
+	struct socket *a, *b, *c, *d;
+	unsigned int ref_a, ref_b;
+	struct snap s;
+
+	cfg.prio = 2;
+	listener(test, AF_INET, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
+	a = connected(test, AF_INET, &cfg, NVME_PORT);
+	b = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, prio_of(a), 3U);
+	KUNIT_ASSERT_EQ(test, prio_of(b), 3U);
+	sock_set_priority(b->sk, 9);
+	ref_a = refcount_read(&a->sk->sk_refcnt);
+	ref_b = refcount_read(&b->sk->sk_refcnt);
+
+	nvprio_exit();
+	t->engine = false;
+	KUNIT_EXPECT_EQ(test, prio_of(a), 2U);
+	KUNIT_EXPECT_EQ(test, prio_of(b), 9U);
+	s = snap();
+	KUNIT_EXPECT_EQ(test, s.tracked, 0U);
+	KUNIT_EXPECT_EQ(test, table_walk_count(), 0U);
+	KUNIT_EXPECT_EQ(test, s.untracked, 2L);
+	KUNIT_EXPECT_EQ(test, s.restored, 1L);
+	KUNIT_EXPECT_EQ(test, refcount_read(&a->sk->sk_refcnt), ref_a - 1);
+	KUNIT_EXPECT_EQ(test, refcount_read(&b->sk->sk_refcnt), ref_b - 1);
+
+	/* Detached: a new host socket is not seen, a close is harmless. */
+	c = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
+	KUNIT_EXPECT_EQ(test, prio_of(c), 0U);
+	drop(test, a);
+	KUNIT_EXPECT_EQ(test, snap().untracked, 2L);
+
+	/*
+	 * Loaded again: existing sockets are adopted only by callbacks of the
+	 * nvme_tcp module, which these do not have.
+	 */
+	KUNIT_ASSERT_EQ(test, nvprio_init(&nvme_tcp_prio_ops), 0);
+	t->engine = true;
+	KUNIT_EXPECT_EQ(test, snap().tracked, 0U);
+	KUNIT_EXPECT_EQ(test, prio_of(c), 0U);
+	d = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
+	KUNIT_EXPECT_EQ(test, prio_of(d), 3U);
+	KUNIT_EXPECT_TRUE(test, tracked(d->sk));
+	KUNIT_EXPECT_EQ(test, snap().tracked, 1U);
+}
+
+/* IPv6 host sockets, and rules on raddr telling the families apart. */
+static void nvme_tcp_prio_sock_ipv6(struct kunit *test)
+{
+	struct socket *s4, *s6, *s46;
+	struct sockaddr_storage ss;
+	struct nvprio_sock e;
+
+	listener(test, AF_INET, NVME_PORT);
+	listener(test, AF_INET6, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
+	KUNIT_ASSERT_EQ(test, set_rules("raddr=127.0.0.1,prio=5;raddr=::1,prio=6"), 0);
+
+	s6 = connected(test, AF_INET6, &nvme_cfg, NVME_PORT);
+	s4 = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
+	KUNIT_EXPECT_EQ(test, prio_of(s6), 6U);
+	KUNIT_EXPECT_EQ(test, prio_of(s4), 5U);
+	KUNIT_ASSERT_TRUE(test, entry_of(s6->sk, &e));
+	KUNIT_EXPECT_EQ(test, e.rule, 1);
+	KUNIT_EXPECT_EQ(test, e.role, NVPRIO_HOST);
+	KUNIT_ASSERT_TRUE(test, entry_of(s4->sk, &e));
+	KUNIT_EXPECT_EQ(test, e.rule, 0);
+
+	/* An IPv6 socket to ::ffff:127.0.0.1 is matched as IPv4. */
+	s46 = client(test, AF_INET6, &nvme_cfg);
+	loopback_addr(AF_INET6, NVME_PORT, &ss);
+	ipv6_addr_set_v4mapped(htonl(INADDR_LOOPBACK),
+			       &((struct sockaddr_in6 *)&ss)->sin6_addr);
+	connect_addr(test, s46, &ss, sizeof(struct sockaddr_in6));
+	KUNIT_EXPECT_EQ(test, prio_of(s46), 5U);
+	KUNIT_ASSERT_TRUE(test, entry_of(s46->sk, &e));
+	KUNIT_EXPECT_EQ(test, e.rule, 0);
+
+	KUNIT_ASSERT_EQ(test, set_rules("raddr=::1/128,rport=4420,prio=8"), 0);
+	KUNIT_EXPECT_EQ(test, prio_of(s6), 8U);
+	KUNIT_EXPECT_EQ(test, prio_of(s4), 3U);
+	KUNIT_EXPECT_EQ(test, prio_of(s46), 3U);
+	KUNIT_EXPECT_EQ(test, snap().tracked, 3U);
+}
+
+/* debugfs show functions into @buf (no debugfs needed); its length. */
+static size_t show(int (*fn)(struct seq_file *m, void *v), char *buf)
+{
+	struct seq_file m = { .buf = buf, .size = PAGE_SIZE };
+
+	memset(buf, 0, PAGE_SIZE);
+	fn(&m, NULL);
+	if (m.count >= PAGE_SIZE)
+		m.count = PAGE_SIZE - 1;
+	buf[m.count] = '\0';
+	return m.count;
+}
+
+static unsigned int count_lines(const char *s)
+{
+	unsigned int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* The debugfs files: one line per managed socket, and the counters. */
+static void nvme_tcp_prio_sock_debugfs(struct kunit *test)
+{
+	struct socket *a, *b, *c;
+	char *buf, *line;
+
+	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	line = kunit_kzalloc(test, 128, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	listener(test, AF_INET, NVME_PORT);
+	listener(test, AF_INET6, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
+	KUNIT_ASSERT_EQ(test, set_rules("raddr=::1,prio=6"), 0);
+	a = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
+	b = connected(test, AF_INET6, &nvme_cfg, NVME_PORT);
+	c = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
+	sock_set_priority(c->sk, 9);
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);	/* c: foreign */
+
+	show(nvprio_sockets_show, buf);
+	KUNIT_EXPECT_EQ(test, count_lines(buf), 4U);
+	KUNIT_EXPECT_EQ(test, strncmp(buf, "# role local remote prio orig rule\n",
+				      strlen("# role local remote prio orig rule\n")), 0);
+	snprintf(line, 128, "\nhost 127.0.0.1:%u 127.0.0.1:4420 3 0 -\n",
+		 a->sk->sk_num);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, line), "%s", buf);
+	snprintf(line, 128, "\nhost [::1]:%u [::1]:4420 6 0 0\n", b->sk->sk_num);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, line), "%s", buf);
+	snprintf(line, 128, "\nhost 127.0.0.1:%u 127.0.0.1:4420 9 - -\n",
+		 c->sk->sk_num);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(buf, line), "%s", buf);
+
+	show(nvprio_stats_show, buf);
+	KUNIT_EXPECT_STREQ(test, buf,
+			   "tracked 3\ntagged 3\nreapplied 0\nrestored 0\n"
+			   "untracked 0\nforeign 1\nnomem 0\n");
+}
+
+static void pin_ephemeral_port(struct sock_test *t, bool pin)
+{
+	struct local_ports *lp = &init_net.ipv4.ip_local_ports;
+
+	write_seqlock_bh(&lp->lock);
+	if (pin) {
+		t->saved_ports[0] = lp->range[0];
+		t->saved_ports[1] = lp->range[1];
+		lp->range[0] = PINNED_LPORT;
+		lp->range[1] = PINNED_LPORT;
+	} else {
+		lp->range[0] = t->saved_ports[0];
+		lp->range[1] = t->saved_ports[1];
+	}
+	t->ports_pinned = pin;
+	write_sequnlock_bh(&lp->lock);
+}
+
+/*
+ * The local port is chosen after SYN_SENT: an lport rule matches from
+ * ESTABLISHED on (the SYN carries so_priority).
+ */
+static void nvme_tcp_prio_sock_lport_at_established(struct kunit *test)
+{
+	struct sock_test *t = test->priv;
+	struct nvprio_sock e;
+	struct socket *sock;
+	struct snap s;
+
+	listener(test, AF_INET, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
+	KUNIT_ASSERT_EQ(test, set_rules("lport=40123,prio=8"), 0);
+	sock = client(test, AF_INET, &nvme_cfg);
+	watch(test, sock->sk);
+	pin_ephemeral_port(t, true);
+	connect_to(test, sock, NVME_PORT);
+	pin_ephemeral_port(t, false);
+
+	KUNIT_EXPECT_EQ(test, sock->sk->sk_num, (u16)PINNED_LPORT);
+	KUNIT_EXPECT_TRUE(test, t->watch.syn_sent);
+	KUNIT_EXPECT_EQ(test, t->watch.prio_syn_sent, 3U);
+	KUNIT_EXPECT_TRUE(test, t->watch.established);
+	KUNIT_EXPECT_EQ(test, t->watch.prio_established, 8U);
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 8U);
+	KUNIT_ASSERT_TRUE(test, entry_of(sock->sk, &e));
+	KUNIT_EXPECT_EQ(test, e.rule, 0);
+	KUNIT_EXPECT_EQ(test, e.orig, 0U);
+	s = snap();
+	KUNIT_EXPECT_EQ(test, s.tagged, 1L);
+	KUNIT_EXPECT_EQ(test, s.reapplied, 0L);
+}
+
+/* ---- suite -------------------------------------------------------------- */
+
+static int nvme_tcp_prio_sock_init(struct kunit *test)
+{
+	struct sock_test *t;
+	int ret;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	test->priv = t;
+
+	/* The engine is detached: these only set the config. */
+	ret = set_so_priority("0");
+	if (ret)
+		return ret;
+	atomic_long_set(&nvprio_tagged, 0);
+	atomic_long_set(&nvprio_reapplied, 0);
+	atomic_long_set(&nvprio_restored, 0);
+	atomic_long_set(&nvprio_untracked, 0);
+	atomic_long_set(&nvprio_foreign, 0);
+	atomic_long_set(&nvprio_nomem, 0);
+	if (READ_ONCE(nvprio_count) || rcu_access_pointer(nvprio_rules))
+		return -EBUSY;
+
+	ret = nvprio_init(&nvme_tcp_prio_ops);
+	if (ret)
+		return ret;
+	t->engine = true;
+	/* After the engine's probe, whatever the order of registration. */
+	ret = tracepoint_probe_register_prio(nvprio_tp, watch_probe, &t->watch,
+					     TRACEPOINT_DEFAULT_PRIO - 1);
+	if (ret)
+		return ret;
+	t->probe = true;
+	return 0;
+}
+
+static void nvme_tcp_prio_sock_exit(struct kunit *test)
+{
+	struct sock_test *t = test->priv;
+
+	if (!t)
+		return;
+	if (t->ports_pinned)
+		pin_ephemeral_port(t, false);
+	release_all(t);
+	if (t->probe) {
+		tracepoint_probe_unregister(nvprio_tp, watch_probe, &t->watch);
+		tracepoint_synchronize_unregister();
+	}
+	if (t->engine)
+		nvprio_exit();
+	/* As the module loader after exit: the rules go with the parameter. */
+	nvprio_free_rules(NULL);
+	/* Every socket is gone or released: nothing may be left. */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(nvprio_count), 0U);
+	KUNIT_EXPECT_EQ(test, table_walk_count(), 0U);
+	set_so_priority("0");
+}
+
+static int nvme_tcp_prio_sock_suite_init(struct kunit_suite *suite)
+{
+	struct net_device *lo = init_net.loopback_dev;
+	unsigned long end;
+	int ret = 0;
+
+	/* Nothing brings lo up in KUnit's UML kernel (no init scripts). */
+	rtnl_lock();
+	if (!(lo->flags & IFF_UP)) {
+		ret = dev_open(lo, NULL);
+		lo_brought_up = !ret;
+	}
+	rtnl_unlock();
+	if (ret)
+		return ret;
+
+	/* ::1 is usable once addrconf has added it (no DAD on loopback). */
+	end = jiffies + 2 * HZ;
+	while (!ipv6_chk_addr(&init_net, &in6addr_loopback, NULL, 0)) {
+		if (time_after(jiffies, end))
+			return -EADDRNOTAVAIL;
+		usleep_range(2000, 5000);
+	}
+	return 0;
+}
+
+static void nvme_tcp_prio_sock_suite_exit(struct kunit_suite *suite)
+{
+	if (!lo_brought_up)
+		return;
+	rtnl_lock();
+	dev_close(init_net.loopback_dev);
+	rtnl_unlock();
+	lo_brought_up = false;
+}
+
+static struct kunit_case nvme_tcp_prio_sock_cases[] = {
+	KUNIT_CASE(nvme_tcp_prio_sock_host_tagged),
+	KUNIT_CASE(nvme_tcp_prio_sock_host_untouched_at_zero),
+	KUNIT_CASE_PARAM(nvme_tcp_prio_sock_option_missing, missing_gen_params),
+	KUNIT_CASE(nvme_tcp_prio_sock_user_socket),
+	KUNIT_CASE(nvme_tcp_prio_sock_rules_reapply),
+	KUNIT_CASE(nvme_tcp_prio_sock_zero_restores),
+	KUNIT_CASE(nvme_tcp_prio_sock_foreign),
+	KUNIT_CASE(nvme_tcp_prio_sock_close_untracks),
+	KUNIT_CASE(nvme_tcp_prio_sock_peer_reset_untracks),
+	KUNIT_CASE(nvme_tcp_prio_sock_exit_restores),
+	KUNIT_CASE(nvme_tcp_prio_sock_ipv6),
+	KUNIT_CASE(nvme_tcp_prio_sock_debugfs),
+	KUNIT_CASE(nvme_tcp_prio_sock_lport_at_established),
+	{}
+};
+
+static struct kunit_suite nvme_tcp_prio_sock_suite = {
+	.name = "nvme_tcp_prio_sock",
+	.suite_init = nvme_tcp_prio_sock_suite_init,
+	.suite_exit = nvme_tcp_prio_sock_suite_exit,
+	.init = nvme_tcp_prio_sock_init,
+	.exit = nvme_tcp_prio_sock_exit,
+	.test_cases = nvme_tcp_prio_sock_cases,
+};
+
+kunit_test_suite(nvme_tcp_prio_sock_suite);
