@@ -20,6 +20,7 @@ done
 	"$root/scripts/vmtest.sh" --cpus 2 --mem 1536 --timeout 900 \
 		--append "nvme_core.multipath=N" "$@" \
 		--shell-cmd "${env}bash tests/bench/nvme-guest.sh"
-} | tee "$out/nvme.md.tmp"
-mv "$out/nvme.md.tmp" "$out/nvme.md"
+} | tee "$out/nvme.log"
+# The guest's diagnostics share the console with the tables: keep the tables.
+grep -v -E '^(bench: |# \[|# cleanup)' "$out/nvme.log" >"$out/nvme.md"
 echo "bench-nvme: saved $out/nvme.md" >&2
