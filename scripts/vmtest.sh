@@ -247,7 +247,7 @@ boot_image() {
 	done < <(LC_ALL=C grep -obUaP '\xfd7zXZ\x00|\x28\xb5\x2f\xfd' "$k")
 	if is_pvh_elf "$tmp"; then
 		mv -f "$tmp" "$out"
-		find "$cache" -maxdepth 1 -name "vmlinux-$XNET_KVER-*" ! -path "$out" -delete
+		find "$cache" -maxdepth 1 -name "vmlinux-$XNET_KVER-*" ! -path "$out" -mmin +120 -delete
 		echo "$out"
 	else
 		rm -f "$tmp"

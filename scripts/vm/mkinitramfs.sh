@@ -63,7 +63,8 @@ done
 
 key=$( {
 	echo "$kver $mods"
-	sha256sum "${BASH_SOURCE[0]}" "$here/init" "$busybox"
+	# Contents only: two checkouts of the same scripts share one image.
+	cat "${BASH_SOURCE[0]}" "$here/init" "$busybox" | sha256sum
 	for p in "${order[@]}"; do stat -Lc '%n %s %Y' "$moddir/$p"; done
 } | sha256sum | cut -c1-16)
 out=$cache/initramfs-$kver-$key.cpio
@@ -96,6 +97,7 @@ done
 (cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
 	cpio --quiet -o -H newc -R 0:0) >"$stage.cpio"
 mv -f "$stage.cpio" "$out"
-# Drop stale images of this kernel.
-find "$cache" -maxdepth 1 -name "initramfs-$kver-*.cpio" ! -path "$out" -delete
+# Drop stale images of this kernel, but none a concurrent run (another
+# checkout with other scripts) may be about to boot.
+find "$cache" -maxdepth 1 -name "initramfs-$kver-*.cpio" ! -path "$out" -mmin +120 -delete
 echo "$out"
