@@ -2,24 +2,220 @@
 /*
  * xps_flow: XPS transmit flow steering with BQL in-flight tracking.
  *
- * Module skeleton: loads and unloads; the feature lands on top of it.
+ * Every multi-queue net device (present at load and hot-added) gets
+ * /sys/class/net/<dev>/xps_dev_flow_table_cnt: writing N > 0 (rounded up
+ * to a power of two, at most XNET_XPS_MAX_ENTRIES) turns steering on with
+ * a table of that many entries, 0 turns it off. The mechanism (wrapped
+ * net_device_ops) is in steer.c; Documentation/xps-flow.md explains it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
+#include <linux/device.h>
 #include <linux/module.h>
-#include <linux/printk.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
+#include <xnet/abi.h>
 #include <xnet/kernel/glue_impl.h>
+#include <xnet/xps_abi.h>
+
+#include "xps_flow.h"
+
+static LIST_HEAD(xfl_devs);	/* under RTNL */
+
+static struct xfl_dev *xfl_find(struct net_device *dev)
+{
+	struct xfl_dev *xd;
+
+	ASSERT_RTNL();
+	list_for_each_entry(xd, &xfl_devs, node)
+		if (xd->dev == dev)
+			return xd;
+	return NULL;
+}
+
+static ssize_t xps_dev_flow_table_cnt_show(struct device *d,
+					   struct device_attribute *attr,
+					   char *buf)
+{
+	struct xfl_dev *xd;
+	u32 n = 0;
+
+	if (!rtnl_trylock())
+		return restart_syscall();
+	xd = xfl_find(to_net_dev(d));
+	if (xd && rtnl_dereference(xd->table))
+		n = rtnl_dereference(xd->table)->mask + 1;
+	rtnl_unlock();
+	return sysfs_emit(buf, "%u\n", n);
+}
+
+static ssize_t xps_dev_flow_table_cnt_store(struct device *d,
+					    struct device_attribute *attr,
+					    const char *buf, size_t len)
+{
+	struct net_device *dev = to_net_dev(d);
+	struct xnet_parse_res res;
+	unsigned int req, size;
+	struct xfl_dev *xd;
+	int err;
+
+	if (!ns_capable(dev_net(dev)->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	if (xnet_parse_u32(buf, len, 0, XNET_XPS_MAX_ENTRIES, &req, &res) != XNET_OK) {
+		pr_warn("%s: xps_dev_flow_table_cnt: '%.*s' refused: %s (0..%u)\n",
+			netdev_name(dev), (int)min_t(size_t, strcspn(buf, "\n"), 32),
+			buf, xnet_err_str(res.err), XNET_XPS_MAX_ENTRIES);
+		return -EINVAL;
+	}
+	if (xnet_table_size(req, XNET_XPS_MAX_ENTRIES, &size) != XNET_OK)
+		return -EINVAL;
+	if (!rtnl_trylock())
+		return restart_syscall();
+	xd = xfl_find(dev);
+	if (!xd) {
+		err = -ENODEV;
+	} else if (size && dev->real_num_tx_queues < 2) {
+		err = -EOPNOTSUPP;
+	} else if (!size) {
+		xfl_disable(xd);
+		err = 0;
+	} else {
+		err = xfl_enable(xd, size);
+	}
+	rtnl_unlock();
+	return err ? err : len;
+}
+static DEVICE_ATTR_RW(xps_dev_flow_table_cnt);
+
+static ssize_t xps_flow_stats_show(struct device *d,
+				   struct device_attribute *attr, char *buf)
+{
+	struct xfl_stats sum = {};
+	struct xfl_dev *xd;
+	u32 in_use = 0;
+	int cpu, len;
+
+	if (!rtnl_trylock())
+		return restart_syscall();
+	xd = xfl_find(to_net_dev(d));
+	if (xd) {
+		for_each_possible_cpu(cpu) {
+			const struct xfl_stats *s = per_cpu_ptr(xd->stats, cpu);
+
+			sum.lookups += s->lookups;
+			sum.moves += s->moves;
+			sum.held += s->held;
+			sum.stale += s->stale;
+			sum.recorded += s->recorded;
+		}
+		in_use = xfl_entries_in_use(xd);
+	}
+	rtnl_unlock();
+	len = sysfs_emit(buf, "lookups %llu\nmoves %llu\nheld %llu\nstale %llu\n",
+			 sum.lookups, sum.moves, sum.held, sum.stale);
+	len += sysfs_emit_at(buf, len, "recorded %llu\nin_use %u\n",
+			     sum.recorded, in_use);
+	return len;
+}
+static DEVICE_ATTR_RO(xps_flow_stats);
+
+static struct attribute *xfl_attrs[] = {
+	&dev_attr_xps_dev_flow_table_cnt.attr,
+	&dev_attr_xps_flow_stats.attr,
+	NULL,
+};
+
+static const struct attribute_group xfl_group = {
+	.attrs = xfl_attrs,
+};
+
+/* RTNL held. */
+static void xfl_attach(struct net_device *dev)
+{
+	struct xfl_dev *xd;
+	int err;
+
+	if (dev->num_tx_queues < 2 || xfl_find(dev))
+		return;
+	xd = kzalloc(sizeof(*xd), GFP_KERNEL);
+	if (!xd)
+		goto nomem;
+	xd->stats = alloc_percpu(struct xfl_stats);
+	if (!xd->stats)
+		goto nomem;
+	xd->dev = dev;
+	err = sysfs_create_group(&dev->dev.kobj, &xfl_group);
+	if (err) {
+		netdev_warn(dev, "xps_flow: no sysfs files: %d\n", err);
+		free_percpu(xd->stats);
+		kfree(xd);
+		return;
+	}
+	list_add(&xd->node, &xfl_devs);
+	xfl_hash_add(xd);
+	return;
+nomem:
+	if (xd)
+		kfree(xd);
+	netdev_warn(dev, "xps_flow: out of memory, device not handled\n");
+}
+
+/* RTNL held: the device's behaviour restored exactly, files removed. */
+static void xfl_detach(struct xfl_dev *xd)
+{
+	xfl_disable(xd);
+	sysfs_remove_group(&xd->dev->dev.kobj, &xfl_group);
+	list_del(&xd->node);
+	xfl_hash_del(xd);
+	synchronize_net();	/* lookups of other devices may walk past @xd */
+	free_percpu(xd->stats);
+	kfree(xd);
+}
+
+static int xfl_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct xfl_dev *xd;
+
+	switch (event) {
+	case NETDEV_REGISTER:
+		xfl_attach(dev);
+		break;
+	case NETDEV_UNREGISTER:
+		xd = xfl_find(dev);
+		if (xd)
+			xfl_detach(xd);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block xfl_notifier = {
+	.notifier_call = xfl_netdev_event,
+};
 
 static int __init xps_flow_init(void)
 {
-	pr_debug("loaded\n");
-	return 0;
+	/* Replays NETDEV_REGISTER for every existing device, in every netns. */
+	return register_netdevice_notifier(&xfl_notifier);
 }
 
 static void __exit xps_flow_exit(void)
 {
-	pr_debug("unloaded\n");
+	struct xfl_dev *xd, *tmp;
+
+	/* Replays NETDEV_UNREGISTER for every device: all detached. */
+	unregister_netdevice_notifier(&xfl_notifier);
+	rtnl_lock();
+	list_for_each_entry_safe(xd, tmp, &xfl_devs, node)
+		xfl_detach(xd);
+	rtnl_unlock();
+	rcu_barrier();	/* table frees queued by call_rcu() */
 }
 
 module_init(xps_flow_init);

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* C ABI of the XPS flow-steering decision (include/xnet/xps_flow.hpp). */
+#ifndef XNET_XPS_ABI_H
+#define XNET_XPS_ABI_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Mirrors xnet::xps::Verdict. */
+enum xnet_xps_verdict {
+	XNET_XPS_NEW = 0,
+	XNET_XPS_SAME,
+	XNET_XPS_MOVE,
+	XNET_XPS_HOLD,
+	XNET_XPS_STALE,
+};
+
+#define XNET_XPS_MAX_ENTRIES	(1u << 20)
+
+/*
+ * Decide the queue for a flow whose table entry is @entry, given the
+ * queue XPS (or the driver) proposes, the number of real TX queues and
+ * @old_completed, the BQL completion counter of the entry's queue (read
+ * by the caller; ignored unless the flow wants to move). Returns the
+ * verdict, the queue in *queue.
+ */
+int xnet_xps_decide(unsigned long long entry, unsigned short proposed,
+		    unsigned short nqueues, unsigned int old_completed,
+		    unsigned short *queue);
+
+/* The entry for a flow just handed to the driver on @queue. */
+unsigned long long xnet_xps_pack(unsigned short queue, unsigned int head);
+/* Its queue, or -1 for an empty entry. */
+int xnet_xps_queue_of(unsigned long long entry);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XNET_XPS_ABI_H */

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xps_flow datapath: wrapped ndo_select_queue and ndo_start_xmit.
+ *
+ * select: the queue XPS (netdev_pick_tx) or the driver's own select
+ * proposes goes through the C++ decision with the flow's entry: a flow
+ * whose old queue has not completed the bytes it queued there stays.
+ * xmit: after the driver took the packet (under the TX queue lock), the
+ * queue's BQL enqueue counter is exact: it becomes the flow's head.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hashtable.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include <xnet/abi.h>
+#include <xnet/xps_abi.h>
+
+#include "xps_flow.h"
+
+static DEFINE_HASHTABLE(xfl_hash, 6);
+
+/* Caller holds rcu_read_lock() (or rcu_read_lock_bh(), as dev_queue_xmit). */
+struct xfl_dev *xfl_lookup(const struct net_device *dev)
+{
+	struct xfl_dev *xd;
+
+	hash_for_each_possible_rcu(xfl_hash, xd, hnode, (unsigned long)dev)
+		if (xd->dev == dev)
+			return xd;
+	return NULL;
+}
+
+/* RTNL held. */
+void xfl_hash_add(struct xfl_dev *xd)
+{
+	hash_add_rcu(xfl_hash, &xd->hnode, (unsigned long)xd->dev);
+}
+
+/* RTNL held; the caller waits for a grace period before freeing @xd. */
+void xfl_hash_del(struct xfl_dev *xd)
+{
+	hash_del_rcu(&xd->hnode);
+}
+
+/*
+ * The wrappers run only while our ops are (or were, until the restore's
+ * synchronize_net()) installed, so the device is always in the hash.
+ */
+static struct xfl_dev *xfl_of(struct net_device *dev)
+{
+	struct xfl_dev *xd;
+
+	rcu_read_lock();
+	xd = xfl_lookup(dev);
+	rcu_read_unlock();
+	return xd;
+}
+
+static u16 xfl_select_queue(struct net_device *dev, struct sk_buff *skb,
+			    struct net_device *sb_dev)
+{
+	struct xfl_dev *xd = xfl_of(dev);
+	struct xfl_table *t;
+	u16 proposed, queue;
+	unsigned int completed = 0;
+	u64 *slot, entry;
+	int verdict, oq;
+
+	if (xd->orig_ops->ndo_select_queue)
+		proposed = xd->orig_ops->ndo_select_queue(dev, skb, sb_dev);
+	else
+		proposed = netdev_pick_tx(dev, skb, sb_dev);
+
+	rcu_read_lock();
+	t = rcu_dereference(xd->table);
+	if (!t) {
+		rcu_read_unlock();
+		return proposed;
+	}
+	slot = &t->entries[skb_get_hash(skb) & t->mask];
+	entry = READ_ONCE(*slot);
+	oq = xnet_xps_queue_of(entry);
+	if (oq >= 0 && oq != proposed && oq < dev->real_num_tx_queues)
+		completed = READ_ONCE(netdev_get_tx_queue(dev, oq)->dql.num_completed);
+	verdict = xnet_xps_decide(entry, proposed, dev->real_num_tx_queues,
+				  completed, &queue);
+	rcu_read_unlock();
+
+	this_cpu_inc(xd->stats->lookups);
+	if (verdict == XNET_XPS_HOLD)
+		this_cpu_inc(xd->stats->held);
+	else if (verdict == XNET_XPS_MOVE)
+		this_cpu_inc(xd->stats->moves);
+	else if (verdict == XNET_XPS_STALE)
+		this_cpu_inc(xd->stats->stale);
+	return queue;
+}
+
+static netdev_tx_t xfl_start_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct xfl_dev *xd = xfl_of(dev);
+	u16 queue = skb_get_queue_mapping(skb);
+	u32 hash = skb->hash;
+	bool hashed = skb->l4_hash || skb->sw_hash;
+	struct netdev_queue *txq;
+	struct xfl_table *t;
+	netdev_tx_t ret;
+	u32 head;
+
+	ret = xd->orig_ops->ndo_start_xmit(skb, dev);	/* skb is gone now */
+	if (ret != NETDEV_TX_OK || !hashed)
+		return ret;
+
+	/* Under the TX queue lock: the driver has just counted the bytes. */
+	txq = netdev_get_tx_queue(dev, queue);
+	head = READ_ONCE(txq->dql.num_queued);
+	if (unlikely(!head) && !xd->warned_no_bql &&
+	    atomic_inc_return(&xd->no_bql) == 1000) {
+		xd->warned_no_bql = true;
+		pr_warn("%s: BQL counters never move: the driver does not report its queues to BQL, steering cannot protect its flows\n",
+			netdev_name(dev));
+	}
+	rcu_read_lock();
+	t = rcu_dereference(xd->table);
+	if (t) {
+		WRITE_ONCE(t->entries[hash & t->mask], xnet_xps_pack(queue, head));
+		this_cpu_inc(xd->stats->recorded);
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+static void xfl_table_free_rcu(struct rcu_head *head)
+{
+	kvfree(container_of(head, struct xfl_table, rcu));
+}
+
+/*
+ * Turn steering on with a table of @entries (a power of two), or replace
+ * the table. RTNL held. The ops are swapped in only on the first enable.
+ */
+int xfl_enable(struct xfl_dev *xd, u32 entries)
+{
+	struct net_device *dev = xd->dev;
+	struct xfl_table *t, *old;
+
+	t = kvzalloc_node(struct_size(t, entries, entries), GFP_KERNEL,
+			  dev_to_node(&dev->dev));
+	if (!t)
+		return -ENOMEM;
+	t->mask = entries - 1;
+	old = rtnl_dereference(xd->table);
+	rcu_assign_pointer(xd->table, t);
+	if (old) {
+		call_rcu(&old->rcu, xfl_table_free_rcu);
+		return 0;
+	}
+	xd->orig_ops = dev->netdev_ops;
+	xd->ops = *dev->netdev_ops;
+	xd->ops.ndo_select_queue = xfl_select_queue;
+	xd->ops.ndo_start_xmit = xfl_start_xmit;
+	WRITE_ONCE(dev->netdev_ops, &xd->ops);
+	return 0;
+}
+
+/* Turn steering off: the device's own ops back, then the table freed. */
+void xfl_disable(struct xfl_dev *xd)
+{
+	struct xfl_table *t = rtnl_dereference(xd->table);
+
+	if (!t)
+		return;
+	WRITE_ONCE(xd->dev->netdev_ops, xd->orig_ops);
+	RCU_INIT_POINTER(xd->table, NULL);
+	/* No wrapper runs after this, and no reader holds the table. */
+	synchronize_net();
+	kvfree(t);
+}
+
+u32 xfl_entries_in_use(struct xfl_dev *xd)
+{
+	struct xfl_table *t;
+	u32 i, n = 0;
+
+	rcu_read_lock();
+	t = rcu_dereference(xd->table);
+	for (i = 0; t && i <= t->mask; i++)
+		n += xnet_xps_queue_of(READ_ONCE(t->entries[i])) >= 0;
+	rcu_read_unlock();
+	return n;
+}

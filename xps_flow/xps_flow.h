@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef XPS_FLOW_H
+#define XPS_FLOW_H
+
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+
+struct xfl_table {
+	struct rcu_head rcu;
+	u32 mask;
+	u64 entries[];		/* xnet_xps_pack() words, 0 = empty */
+};
+
+struct xfl_stats {
+	u64 lookups;		/* packets steered */
+	u64 moves;		/* flows moved after their old queue drained */
+	u64 held;		/* moves held back: old queue still busy */
+	u64 stale;		/* entries naming a queue that is gone */
+	u64 recorded;		/* entries written at transmit */
+};
+
+/*
+ * One per multi-queue device. While steering is on, dev->netdev_ops points
+ * at @ops, a copy of @orig_ops with ndo_select_queue and ndo_start_xmit
+ * wrapped. The wrappers find this struct by device in an RCU hash table:
+ * not through dev->netdev_ops, which may already be the original again
+ * when a wrapper that was called just before the restore runs.
+ */
+struct xfl_dev {
+	struct list_head node;		/* xfl_devs, under RTNL */
+	struct hlist_node hnode;	/* xfl_hash, RCU */
+	struct net_device *dev;
+	const struct net_device_ops *orig_ops;
+	struct net_device_ops ops;
+	struct xfl_table __rcu *table;
+	struct xfl_stats __percpu *stats;
+	atomic_t no_bql;		/* transmits that saw dql.num_queued 0 */
+	bool warned_no_bql;
+};
+
+struct xfl_dev *xfl_lookup(const struct net_device *dev);	/* RCU */
+void xfl_hash_add(struct xfl_dev *xd);
+void xfl_hash_del(struct xfl_dev *xd);
+int xfl_enable(struct xfl_dev *xd, u32 entries);	/* RTNL held */
+void xfl_disable(struct xfl_dev *xd);			/* RTNL held */
+u32 xfl_entries_in_use(struct xfl_dev *xd);
+
+#endif /* XPS_FLOW_H */
