@@ -159,8 +159,7 @@ static void xfl_attach(struct net_device *dev)
 	xfl_hash_add(xd);
 	return;
 nomem:
-	if (xd)
-		kfree(xd);
+	kfree(xd);
 	netdev_warn(dev, "xps_flow: out of memory, device not handled\n");
 }
 

@@ -147,24 +147,32 @@ static void xfl_table_free_rcu(struct rcu_head *head)
 int xfl_enable(struct xfl_dev *xd, u32 entries)
 {
 	struct net_device *dev = xd->dev;
+	struct net_device_ops *ops = NULL;
 	struct xfl_table *t, *old;
 
+	old = rtnl_dereference(xd->table);
+	if (!old) {
+		ops = kmemdup(dev->netdev_ops, sizeof(*ops), GFP_KERNEL);
+		if (!ops)
+			return -ENOMEM;
+		ops->ndo_select_queue = xfl_select_queue;
+		ops->ndo_start_xmit = xfl_start_xmit;
+	}
 	t = kvzalloc_node(struct_size(t, entries, entries), GFP_KERNEL,
 			  dev_to_node(&dev->dev));
-	if (!t)
+	if (!t) {
+		kfree(ops);
 		return -ENOMEM;
+	}
 	t->mask = entries - 1;
-	old = rtnl_dereference(xd->table);
 	rcu_assign_pointer(xd->table, t);
 	if (old) {
 		call_rcu(&old->rcu, xfl_table_free_rcu);
 		return 0;
 	}
 	xd->orig_ops = dev->netdev_ops;
-	xd->ops = *dev->netdev_ops;
-	xd->ops.ndo_select_queue = xfl_select_queue;
-	xd->ops.ndo_start_xmit = xfl_start_xmit;
-	WRITE_ONCE(dev->netdev_ops, &xd->ops);
+	xd->ops = ops;
+	WRITE_ONCE(dev->netdev_ops, ops);
 	return 0;
 }
 
@@ -180,6 +188,8 @@ void xfl_disable(struct xfl_dev *xd)
 	/* No wrapper runs after this, and no reader holds the table. */
 	synchronize_net();
 	kvfree(t);
+	kfree(xd->ops);
+	xd->ops = NULL;
 }
 
 u32 xfl_entries_in_use(struct xfl_dev *xd)

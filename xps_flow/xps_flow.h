@@ -23,16 +23,17 @@ struct xfl_stats {
 /*
  * One per multi-queue device. While steering is on, dev->netdev_ops points
  * at @ops, a copy of @orig_ops with ndo_select_queue and ndo_start_xmit
- * wrapped. The wrappers find this struct by device in an RCU hash table:
- * not through dev->netdev_ops, which may already be the original again
- * when a wrapper that was called just before the restore runs.
+ * wrapped (kmemdup'ed: the device's own ops are never written). The
+ * wrappers find this struct by device in an RCU hash table, not through
+ * dev->netdev_ops, which may already be the original again when a wrapper
+ * that was called just before the restore runs.
  */
 struct xfl_dev {
 	struct list_head node;		/* xfl_devs, under RTNL */
 	struct hlist_node hnode;	/* xfl_hash, RCU */
 	struct net_device *dev;
 	const struct net_device_ops *orig_ops;
-	struct net_device_ops ops;
+	const struct net_device_ops *ops;	/* our copy while steering */
 	struct xfl_table __rcu *table;
 	struct xfl_stats __percpu *stats;
 	atomic_t no_bql;		/* transmits that saw dql.num_queued 0 */

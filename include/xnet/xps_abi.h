@@ -16,7 +16,7 @@ enum xnet_xps_verdict {
 	XNET_XPS_STALE,
 };
 
-#define XNET_XPS_MAX_ENTRIES	(1u << 20)
+#define XNET_XPS_MAX_ENTRIES	1048576u	/* 2^20 entries, 8 MiB */
 
 /*
  * Decide the queue for a flow whose table entry is @entry, given the
