@@ -147,7 +147,7 @@ static void xfl_table_free_rcu(struct rcu_head *head)
 int xfl_enable(struct xfl_dev *xd, u32 entries)
 {
 	struct net_device *dev = xd->dev;
-	struct net_device_ops *ops = NULL;
+	struct net_device_ops *ops = NULL;	/* not const: we set the wrappers */
 	struct xfl_table *t, *old;
 
 	old = rtnl_dereference(xd->table);
