@@ -140,6 +140,18 @@ static void xfl_table_free_rcu(struct rcu_head *head)
 	kvfree(container_of(head, struct xfl_table, rcu));
 }
 
+/* The device's ops with our two wrappers (the device's own stay untouched). */
+static const struct net_device_ops *xfl_ops_copy(const struct net_device_ops *orig)
+{
+	struct net_device_ops *const ops = kmemdup(orig, sizeof(*orig), GFP_KERNEL);
+
+	if (ops) {
+		ops->ndo_select_queue = xfl_select_queue;
+		ops->ndo_start_xmit = xfl_start_xmit;
+	}
+	return ops;
+}
+
 /*
  * Turn steering on with a table of @entries (a power of two), or replace
  * the table. RTNL held. The ops are swapped in only on the first enable.
@@ -147,16 +159,14 @@ static void xfl_table_free_rcu(struct rcu_head *head)
 int xfl_enable(struct xfl_dev *xd, u32 entries)
 {
 	struct net_device *dev = xd->dev;
-	struct net_device_ops *ops = NULL;	/* not const: we set the wrappers */
+	const struct net_device_ops *ops = NULL;
 	struct xfl_table *t, *old;
 
 	old = rtnl_dereference(xd->table);
 	if (!old) {
-		ops = kmemdup(dev->netdev_ops, sizeof(*ops), GFP_KERNEL);
+		ops = xfl_ops_copy(dev->netdev_ops);
 		if (!ops)
 			return -ENOMEM;
-		ops->ndo_select_queue = xfl_select_queue;
-		ops->ndo_start_xmit = xfl_start_xmit;
 	}
 	t = kvzalloc_node(struct_size(t, entries, entries), GFP_KERNEL,
 			  dev_to_node(&dev->dev));
