@@ -31,11 +31,8 @@ pstat_read $M
 [ "${PSTAT[foreign]:-0}" -ge 3 ] || fail "stats: foreign ${PSTAT[foreign]:-none}, want >= 3"
 nv_diag "stats: tracked ${PSTAT[tracked]} foreign ${PSTAT[foreign]}"
 
-n=0
-while IFS= read -r l; do
-	[[ $l == *"$M: nvmet_tcp.so_priority is set"* ]] && n=$((n + 1))
-done < <(dmesg)
-expect_eq "$n" 1 "warnings about nvmet_tcp.so_priority"
+dmesg_count "$M: nvmet_tcp.so_priority is set"
+expect_eq "$DMESG_N" 1 "warnings about nvmet_tcp.so_priority"
 
 # A write re-applies where the module owns the value, nowhere else.
 pp_set $M so_priority 7

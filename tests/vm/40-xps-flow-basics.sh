@@ -48,11 +48,8 @@ for v in -1 +1 abc 1048577 4294967296 " 5" 0x10 "5 " $'\n'; do
 	cnt d0
 	expect_eq "$CNT" 64 "d0 after refused '$v'"
 done
-n=0
-while IFS= read -r l; do
-	[[ $l == *"xps_flow: d0: xps_dev_flow_table_cnt:"*refused* ]] && n=$((n + 1))
-done < <(dmesg)
-expect_eq "$n" 9 "one warning per refused value"
+dmesg_count "xps_flow: d0: xps_dev_flow_table_cnt:*refused"
+expect_eq "$DMESG_N" 9 "one warning per refused value"
 
 err=$(/usr/bin/setpriv --bounding-set=-net_admin --inh-caps=-net_admin \
 	bash -c "echo 8 > $S/d0/xps_dev_flow_table_cnt" 2>&1) && fail "write without CAP_NET_ADMIN accepted"
@@ -62,11 +59,12 @@ expect_eq "$CNT" 64 "d0 after the EPERM write"
 
 # Traffic (AF_PACKET, 8 flows, the sender hopping between CPUs) while the
 # table is resized, turned off and on again.
-sender() {	# sender DEV SECS
-	python3 - "$1" "$2" <<'PY'
+sender() {	# sender DEV SECS: prints the packets sent; $XNET_TMP/ready once bound
+	python3 - "$1" "$2" "$XNET_TMP/ready" <<'PY'
 import os, socket, struct, sys, time
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind((sys.argv[1], 0))
+open(sys.argv[3], "w").close()
 end = time.time() + float(sys.argv[2])
 n = 0
 try:
@@ -98,24 +96,28 @@ ktap_diag "sent $sent, stats: lookups ${ST[lookups]} recorded ${ST[recorded]} in
 if [ "${ST[in_use]}" -lt 1 ] || [ "${ST[in_use]}" -gt 16 ]; then
 	fail "in_use ${ST[in_use]}, want 1..16 (8 flows and a few kernel packets)"
 fi
-n=0
-while IFS= read -r l; do
-	[[ $l == *"xps_flow: d0: BQL counters never move"* ]] && n=$((n + 1))
-done < <(dmesg)
-expect_eq "$n" 1 "warnings about d0 without BQL"
+dmesg_count "xps_flow: d0: BQL counters never move"
+expect_eq "$DMESG_N" 1 "warnings about d0 without BQL"
 
 # Device deleted while enabled and busy.
+rm -f "$XNET_TMP/ready"
 sender d0 3 >/dev/null &
 spid=$!
-sleep 0.5
+nv_ready() { [ -e "$XNET_TMP/ready" ]; }
+for _ in $(seq 100); do nv_ready && break; sleep 0.1; done
+nv_ready || fail "sender on d0 did not start"
+sleep 0.3
 $IP link del d0
 wait $spid
 
 # rmmod while enabled under traffic: files gone, traffic goes on.
 echo 16 >$S/d1/xps_dev_flow_table_cnt
+rm -f "$XNET_TMP/ready"
 sender d1 3 >"$XNET_TMP/sent1" &
 spid=$!
-sleep 0.5
+for _ in $(seq 100); do nv_ready && break; sleep 0.1; done
+nv_ready || fail "sender on d1 did not start"
+sleep 0.3
 unload_mod xps_flow
 wait $spid
 read -r sent <"$XNET_TMP/sent1"

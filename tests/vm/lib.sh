@@ -110,3 +110,15 @@ check_taint() {
 	read -r t </proc/sys/kernel/tainted
 	[ $((t & ~allowed)) -eq 0 ] || fail "kernel taint $t has bits outside $allowed"
 }
+
+# dmesg_count PATTERN: number of kernel log lines matching the glob
+# *PATTERN* (in $DMESG_N).
+dmesg_count() {
+	local l
+	DMESG_N=0
+	while IFS= read -r l; do
+		# shellcheck disable=SC2053 # PATTERN is a glob on purpose
+		[[ $l == *$1* ]] && DMESG_N=$((DMESG_N + 1))
+	done < <(dmesg)
+	return 0
+}
