@@ -15,6 +15,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <net/sch_generic.h>
 #include <linux/vmalloc.h>
 
 #include <xnet/abi.h>
@@ -68,8 +69,8 @@ static u16 xfl_select_queue(struct net_device *dev, struct sk_buff *skb,
 	struct xfl_table *t;
 	u16 proposed, queue;
 	unsigned int completed = 0;
+	int verdict, oq, backlog = 0;
 	u64 *slot, entry;
-	int verdict, oq;
 
 	if (xd->orig_ops->ndo_select_queue)
 		proposed = xd->orig_ops->ndo_select_queue(dev, skb, sb_dev);
@@ -85,10 +86,16 @@ static u16 xfl_select_queue(struct net_device *dev, struct sk_buff *skb,
 	slot = &t->entries[skb_get_hash(skb) & t->mask];
 	entry = READ_ONCE(*slot);
 	oq = xnet_xps_queue_of(entry);
-	if (oq >= 0 && oq != proposed && oq < dev->real_num_tx_queues)
-		completed = READ_ONCE(netdev_get_tx_queue(dev, oq)->dql.num_completed);
+	if (oq >= 0 && oq != proposed && oq < dev->real_num_tx_queues) {
+		struct netdev_queue *txq = netdev_get_tx_queue(dev, oq);
+		struct Qdisc *q = rcu_dereference_bh(txq->qdisc);
+
+		completed = READ_ONCE(txq->dql.num_completed);
+		/* Packets still in the qdisc are not counted in head yet. */
+		backlog = q && !qdisc_is_empty(q);
+	}
 	verdict = xnet_xps_decide(entry, proposed, dev->real_num_tx_queues,
-				  completed, &queue);
+				  completed, backlog, &queue);
 	rcu_read_unlock();
 
 	this_cpu_inc(xd->stats->lookups);

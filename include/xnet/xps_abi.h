@@ -20,14 +20,15 @@ enum xnet_xps_verdict {
 
 /*
  * Decide the queue for a flow whose table entry is @entry, given the
- * queue XPS (or the driver) proposes, the number of real TX queues and
- * @old_completed, the BQL completion counter of the entry's queue (read
- * by the caller; ignored unless the flow wants to move). Returns the
- * verdict, the queue in *queue.
+ * queue XPS (or the driver) proposes, the number of real TX queues, and
+ * the state of the entry's queue read by the caller (ignored unless the
+ * flow wants to move): @old_completed, its BQL completion counter, and
+ * @old_backlog, non-zero if its qdisc holds packets. Returns the verdict,
+ * the queue in *queue.
  */
 int xnet_xps_decide(unsigned long long entry, unsigned short proposed,
 		    unsigned short nqueues, unsigned int old_completed,
-		    unsigned short *queue);
+		    int old_backlog, unsigned short *queue);
 
 /* The entry for a flow just handed to the driver on @queue. */
 unsigned long long xnet_xps_pack(unsigned short queue, unsigned int head);

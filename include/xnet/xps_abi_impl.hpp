@@ -12,10 +12,11 @@ static_assert(static_cast<int>(xnet::xps::Verdict::Stale) == XNET_XPS_STALE,
 
 extern "C" int xnet_xps_decide(unsigned long long entry, unsigned short proposed,
 			       unsigned short nqueues, unsigned int old_completed,
-			       unsigned short *queue)
+			       int old_backlog, unsigned short *queue)
 {
-	auto d = xnet::xps::decide(entry, proposed, nqueues,
-				   [old_completed](xnet::u16) { return old_completed; });
+	auto d = xnet::xps::decide(entry, proposed, nqueues, [=](xnet::u16) {
+		return xnet::xps::OldQueue{ old_completed, old_backlog != 0 };
+	});
 
 	*queue = d.queue;
 	return static_cast<int>(d.verdict);

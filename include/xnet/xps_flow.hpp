@@ -5,12 +5,15 @@
  * A flow table is indexed by the skb flow hash. An entry is one 64-bit
  * word: { valid, tx queue, head }, where head is the queue's BQL enqueue
  * byte counter (dql.num_queued) right after the flow's latest packet was
- * handed to the driver. A flow may leave its queue only when that queue's
- * completion counter (dql.num_completed) has reached head: then every
- * byte of the flow queued there has left, and nothing can be overtaken.
+ * handed to the driver. A flow may leave its queue only when
+ *  - that queue's qdisc holds no packet (packets still in the qdisc have
+ *    not reached the driver, so head does not count them yet), and
+ *  - the queue's completion counter (dql.num_completed) has reached head:
+ *    every byte of the flow handed to the driver there has left.
+ * Then nothing of the flow is left on the old queue to be overtaken.
  *
- *   decide(entry, proposed, nqueues, completed) -> queue to use, verdict
- *   pack(queue, head)                           -> the entry to store
+ *   decide(entry, proposed, nqueues, old) -> queue to use, verdict
+ *   pack(queue, head)                     -> the entry to store
  *
  * Entries are read and written as whole words (no lock on the datapath):
  * a torn {queue, head} pair cannot exist. Two flows that share an entry
@@ -52,25 +55,33 @@ struct Decision {
 	Verdict verdict;
 };
 
+/* What the datapath reads of the flow's old queue when it wants to move. */
+struct OldQueue {
+	u32 completed;		/* dql.num_completed */
+	bool backlog;		/* its qdisc holds packets */
+};
+
 /*
- * @completed(q) returns queue q's BQL completion counter; it is called at
- * most once, only when the flow wants to change queues.
+ * @old(q) returns queue q's state; it is called at most once, only when
+ * the flow wants to change queues.
  */
-template <typename Completed>
-constexpr Decision decide(u64 entry, u16 proposed, u16 nqueues,
-			  Completed &&completed)
+template <typename Old>
+constexpr Decision decide(u64 entry, u16 proposed, u16 nqueues, Old &&old)
 {
 	if (!valid(entry))
 		return { proposed, Verdict::New };
 
-	u16 old = queue_of(entry);
+	u16 q = queue_of(entry);
 
-	if (old == proposed)
+	if (q == proposed)
 		return { proposed, Verdict::Same };
-	if (old >= nqueues)
+	if (q >= nqueues)
 		return { proposed, Verdict::Stale };
-	if (!seq::reached(completed(old), head_of(entry)))
-		return { old, Verdict::Hold };
+
+	OldQueue o = old(q);
+
+	if (o.backlog || !seq::reached(o.completed, head_of(entry)))
+		return { q, Verdict::Hold };
 	return { proposed, Verdict::Move };
 }
 
