@@ -445,3 +445,6 @@ extern "C" unsigned long xnet_test_inet_put_uint(unsigned long long v,
 	w.put_uint(v);
 	return w.finish();
 }
+
+/* ---- XPS flow steering: the decision's C ABI (xps_flow_decide suite) ---- */
+#include <xnet/xps_abi_impl.hpp>
