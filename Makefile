@@ -9,6 +9,7 @@
 #   make test-user       C++ core in userspace (GoogleTest, ASan+UBSan)
 #   make kunit           KUnit suites on UML via the kernel's kunit.py
 #   make vmtest          the .ko files in a QEMU guest booting Debian's kernel
+#   make testnic         the BQL test NIC (tests/testnic), used by the tests only
 #   make vmtest-selftest prove the guest harness catches what it must
 #   make check-build     W=1, sparse, checkpatch and C++ object guards
 #   make style           checkpatch.pl on the C sources
@@ -31,7 +32,7 @@ KVER = $(eval KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 MODULES := nvme_tcp_prio nvmet_tcp_prio xps_flow pp_frag
 KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT)
 
-.PHONY: all modules install clean setup check demo test-user kunit vmtest \
+.PHONY: all modules install clean setup check demo test-user kunit vmtest testnic \
 	check-build style sparse vmtest-selftest bench-nvme
 
 all: modules
@@ -43,8 +44,13 @@ install: modules
 	$(KMAKE) INSTALL_MOD_DIR=extra KERNELRELEASE=$(KVER) modules_install
 	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
 
+# The BQL test NIC (tests/testnic): built for the tests, never installed.
+testnic:
+	$(MAKE) -C $(KDIR) M=$(ROOT)/tests/testnic modules
+
 clean:
 	$(KMAKE) clean 2>/dev/null || true
+	$(MAKE) -C $(KDIR) M=$(ROOT)/tests/testnic clean 2>/dev/null || true
 	rm -rf $(BUILD)
 
 setup:
@@ -73,7 +79,7 @@ test-user: $(BUILD)/user/xnet_user_tests
 kunit:
 	$(ROOT)/scripts/kunit.sh
 
-vmtest: modules
+vmtest: modules testnic
 	$(ROOT)/scripts/vmtest.sh --kernel /boot/vmlinuz-$(KVER)
 
 # Proves the guest harness catches failures, console warnings, bad taint,

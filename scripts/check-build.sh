@@ -35,26 +35,31 @@ result() {	# result OK|FAIL name [diagnostic-file]
 
 kmake() { make -C "$KDIR" "$@"; }
 
-# W=1: clean first so that every object is compiled and every warning shown.
-kmake M="$root" clean >/dev/null 2>&1
-if kmake M="$root" W=1 modules >"$out/w1.log" 2>&1 &&
-	! grep -E 'warning:|error:' "$out/w1.log" >"$out/w1.bad"; then
-	result OK "modules build warning-free with W=1"
-else
-	cat "$out/w1.bad" >>"$out/w1.log"
-	result FAIL "modules build warning-free with W=1" "$out/w1.log"
-fi
-
-# sparse on every C file of the modules.
-if ! command -v sparse >/dev/null; then
-	echo "# sparse not installed" >"$out/sparse.log"
-	result FAIL "sparse (make C=2) clean" "$out/sparse.log"
-elif kmake M="$root" C=2 modules >"$out/sparse.log" 2>&1 &&
-	! grep -E 'warning:|error:' "$out/sparse.log"; then
-	result OK "sparse (make C=2) clean"
-else
-	result FAIL "sparse (make C=2) clean" "$out/sparse.log"
-fi
+# W=1 and sparse, for the modules and for the test NIC.
+for m in "$root" "$root/tests/testnic"; do
+	name=${m#"$root"}
+	name=${name#/}
+	name=${name:-modules}
+	log=$out/$(echo "$name" | tr / _)
+	# Clean first so that every object is compiled and every warning shown.
+	kmake M="$m" clean >/dev/null 2>&1
+	if kmake M="$m" W=1 modules >"$log.w1.log" 2>&1 &&
+		! grep -E 'warning:|error:' "$log.w1.log" >"$log.w1.bad"; then
+		result OK "$name build warning-free with W=1"
+	else
+		cat "$log.w1.bad" >>"$log.w1.log"
+		result FAIL "$name build warning-free with W=1" "$log.w1.log"
+	fi
+	if ! command -v sparse >/dev/null; then
+		echo "# sparse not installed" >"$log.sparse.log"
+		result FAIL "$name: sparse (make C=2) clean" "$log.sparse.log"
+	elif kmake M="$m" C=2 modules >"$log.sparse.log" 2>&1 &&
+		! grep -E 'warning:|error:' "$log.sparse.log"; then
+		result OK "$name: sparse (make C=2) clean"
+	else
+		result FAIL "$name: sparse (make C=2) clean" "$log.sparse.log"
+	fi
+done
 
 if "$root/scripts/style.sh" >"$out/style.log" 2>&1; then
 	result OK "checkpatch clean"

@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Send packets carrying the xnet_testnic test header through a device.
+
+Header (xnet_testnic.h): b"XNETSEQ1", be32 flow id, be32 seq; every flow's
+seq starts at --seq0 and counts up by one per packet.
+
+  tn_send.py DEV [--flows N] [--flow-base ID] [--burst K] [--bursts N |
+             --duration S] [--cpus 0,1] [--gap-us US] [--size BYTES]
+             [--dst MAC] [--udp IP:PORT] [--until-gone]
+
+A burst is K packets per flow, flows interleaved. Before each burst the
+process pins itself to the next CPU of --cpus (sched_setaffinity migrates
+at once), so with XPS mapping CPUs to queues consecutive bursts leave on
+different TX queues. Default: raw Ethernet frames (EtherType 0x88B5) on an
+AF_PACKET socket bound to DEV; --udp sends the header as UDP payload with
+SO_BINDTODEVICE instead. ENOBUFS (qdisc full) is retried after 1 ms, so
+every seq is sent exactly once. --until-gone: the device going away or down
+(ENXIO/ENODEV/ENETDOWN..., or any error when /sys/class/net/DEV is gone or
+not up within 5 s) ends the run quietly (exit 0). Last line: "sent=N bursts=N retries=N
+cpus_seen=LIST migrations=N".
+"""
+import argparse
+import errno
+import os
+import socket
+import struct
+import sys
+import time
+
+MAGIC = b"XNETSEQ1"
+ETH_P_SEQ = 0x88B5
+GONE = (errno.ENXIO, errno.ENODEV, errno.ENETDOWN, errno.ENETUNREACH,
+        errno.EHOSTUNREACH, errno.EADDRNOTAVAIL)
+
+
+def cur_cpu():
+    with open("/proc/thread-self/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[36])
+
+
+def going(dev, wait=5.0):
+    """True if DEV is (or within WAIT s becomes) gone or down."""
+    end = time.monotonic() + wait
+    while True:
+        try:
+            with open("/sys/class/net/%s/flags" % dev) as f:
+                if not int(f.read(), 16) & 1:  # IFF_UP
+                    return True
+        except OSError:
+            return True
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dev")
+    ap.add_argument("--flows", type=int, default=4)
+    ap.add_argument("--flow-base", type=int, default=1)
+    ap.add_argument("--seq0", type=int, default=0)
+    ap.add_argument("--burst", type=int, default=8)
+    ap.add_argument("--bursts", type=int, default=10)
+    ap.add_argument("--duration", type=float, default=0.0)
+    ap.add_argument("--cpus", default="")
+    ap.add_argument("--gap-us", type=int, default=0)
+    ap.add_argument("--size", type=int, default=64)
+    ap.add_argument("--dst", default="ff:ff:ff:ff:ff:ff")
+    ap.add_argument("--udp", default="")
+    ap.add_argument("--until-gone", action="store_true")
+    a = ap.parse_args()
+
+    cpus = [int(c) for c in a.cpus.split(",") if c != ""]
+    if a.udp:
+        host, port = a.udp.rsplit(":", 1)
+        fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+        s = socket.socket(fam, socket.SOCK_DGRAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE,
+                     a.dev.encode())
+        dest = (host.strip("[]"), int(port))
+        pad = max(0, a.size - 16)
+
+        def send(flow, seq):
+            s.sendto(MAGIC + struct.pack("!II", flow, seq) + bytes(pad), dest)
+    else:
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        s.bind((a.dev, 0))
+        src = s.getsockname()[4]
+        dst = bytes.fromhex(a.dst.replace(":", ""))
+        eth = dst + src + struct.pack("!H", ETH_P_SEQ)
+        pad = max(0, a.size - 14 - 16)
+
+        def send(flow, seq):
+            s.send(eth + MAGIC + struct.pack("!II", flow, seq) + bytes(pad))
+
+    seqs = [a.seq0] * a.flows
+    sent = bursts = retries = migrations = 0
+    seen = set()
+    end = time.monotonic() + a.duration if a.duration > 0 else None
+    last = None
+    try:
+        while (bursts < a.bursts) if end is None else (time.monotonic() < end):
+            if cpus:
+                os.sched_setaffinity(0, {cpus[bursts % len(cpus)]})
+            c = cur_cpu()
+            seen.add(c)
+            if last is not None and c != last:
+                migrations += 1
+            last = c
+            for _ in range(a.burst):
+                for i in range(a.flows):
+                    t0 = time.monotonic()
+                    while True:
+                        try:
+                            send(a.flow_base + i, seqs[i])
+                            break
+                        except OSError as e:
+                            if e.errno != errno.ENOBUFS or \
+                               time.monotonic() - t0 > 10:
+                                raise
+                            retries += 1
+                            time.sleep(0.001)
+                    seqs[i] = (seqs[i] + 1) & 0xFFFFFFFF
+                    sent += 1
+            bursts += 1
+            if a.gap_us:
+                time.sleep(a.gap_us / 1e6)
+    except OSError as e:
+        if not (a.until_gone and (e.errno in GONE or going(a.dev))):
+            raise
+    print("sent=%d bursts=%d retries=%d cpus_seen=%s migrations=%d" %
+          (sent, bursts, retries, ",".join(map(str, sorted(seen))),
+           migrations))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
