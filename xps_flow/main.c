@@ -185,6 +185,12 @@ static int xfl_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_REGISTER:
 		xfl_attach(dev);
 		break;
+	case NETDEV_DOWN:
+		/* Closing a device resets its BQL counters: old heads mean nothing. */
+		xd = xfl_find(dev);
+		if (xd)
+			xfl_forget(xd);
+		break;
 	case NETDEV_UNREGISTER:
 		xd = xfl_find(dev);
 		if (xd)

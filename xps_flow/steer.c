@@ -209,6 +209,19 @@ void xfl_disable(struct xfl_dev *xd)
 	xd->ops = NULL;
 }
 
+/*
+ * Forget every flow (RTNL held, device down: no transmit runs, so the
+ * entries can simply be cleared).
+ */
+void xfl_forget(struct xfl_dev *xd)
+{
+	struct xfl_table *t = rtnl_dereference(xd->table);
+	u32 i;
+
+	for (i = 0; t && i <= t->mask; i++)
+		WRITE_ONCE(t->entries[i], 0);
+}
+
 u32 xfl_entries_in_use(struct xfl_dev *xd)
 {
 	struct xfl_table *t;

@@ -45,6 +45,7 @@ void xfl_hash_add(struct xfl_dev *xd);
 void xfl_hash_del(struct xfl_dev *xd);
 int xfl_enable(struct xfl_dev *xd, u32 entries);	/* RTNL held */
 void xfl_disable(struct xfl_dev *xd);			/* RTNL held */
+void xfl_forget(struct xfl_dev *xd);			/* RTNL held */
 u32 xfl_entries_in_use(struct xfl_dev *xd);
 
 #endif /* XPS_FLOW_H */

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vmtest: cpus=2 timeout=600
+#
+# xps_flow on the BQL test NIC (tn0 <-> tn1, XPS CPU0 -> tx-0, CPU1 -> tx-1,
+# tx-0 completing 50 ms late): an AF_PACKET sender of 4 test-header flows
+# moves between CPU 0 and CPU 1 every burst.
+#   table off: the wire counts reordered packets (> 0);
+#   table on:  0 reordered, every packet delivered, and the stats show
+#              flows held back and moved;
+#   enable / resize / disable while the sender runs; device down/up
+#   (BQL counters reset) keeps working; rmmod restores the device.
+set -euo pipefail
+# shellcheck source=tests/vm/lib.sh
+. "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
+# shellcheck source=tests/vm/lib_testnic.sh
+. "$XNET_SRC/tests/vm/lib_testnic.sh"
+
+CNT=/sys/class/net/tn0/xps_dev_flow_table_cnt
+declare -A ST=()
+xstats() {
+	local k v
+	ST=()
+	while read -r k v; do ST[$k]=$v; done </sys/class/net/tn0/xps_flow_stats
+}
+
+# run LABEL [SENDER-ARGS]: reset the wire, migrate the sender over 10
+# bursts, wait until every packet is on the wire; W[] holds the counters.
+run() {
+	local label=$1
+	shift
+	wput $D/tn0/reset 1 || fail reset
+	send tn0 --cpus 0,1 --bursts 10 --burst 8 --flows 4 "$@"
+	[[ $SENT_LINE == *cpus_seen=0,1* ]] || fail "$label: sender did not run on both CPUs: $SENT_LINE"
+	wait_until 20 wire_test_is tn0 "$SENT" || fail "$label: wire saw ${W[test]} of $SENT"
+	wire_diag tn0 "$label"
+}
+
+tn_setup
+load_mod xps_flow/xps_flow
+wput $D/tn0/tx-0/delay_us 50000 || fail "delay_us"
+
+run "steering off"
+[ "${W[reordered]}" -gt 0 ] || fail "no reordering without steering: the test shows nothing"
+off=${W[reordered]}
+
+wput $CNT 1024 || fail "enable"
+run "steering on"
+[ "${W[reordered]}" -eq 0 ] || fail "${W[reordered]} reordered with steering on (off: $off)"
+[ "${W[gaps]}" -eq 0 ] || fail "gaps ${W[gaps]} with steering on"
+xstats
+ktap_diag "stats: lookups ${ST[lookups]} moves ${ST[moves]} held ${ST[held]} recorded ${ST[recorded]} in_use ${ST[in_use]}"
+[ "${ST[held]}" -gt 0 ] || fail "no move held back"
+
+# With pauses longer than tx-0's delay between bursts, the old queue drains
+# and the flows do move: in order still, and both queues carry traffic.
+held0=${ST[held]} moves0=${ST[moves]}
+run "steering on, 80 ms between bursts" --gap-us 80000
+[ "${W[reordered]}" -eq 0 ] || fail "${W[reordered]} reordered with steering on and pauses"
+xstats
+ktap_diag "stats: moves $((ST[moves] - moves0)) held $((ST[held] - held0))"
+[ "${ST[moves]}" -gt "$moves0" ] || fail "no flow moved once its old queue had drained"
+queues tn0
+{ [ "${Q[0.done_pkts]}" -gt 0 ] && [ "${Q[1.done_pkts]}" -gt 0 ]; } ||
+	fail "everything stayed on one queue (tx-0 ${Q[0.done_pkts]}, tx-1 ${Q[1.done_pkts]})"
+
+# Resize and disable/enable while the sender runs: nothing breaks, and with
+# the table on at the end the wire stays in order.
+wput $D/tn0/reset 1 || fail reset
+$PY "$SEND" tn0 --cpus 0,1 --duration 3 --burst 8 --flows 4 >"$XNET_TMP/bg" 2>&1 &
+bg=$!
+for n in 16 0 4096 1 0 256; do
+	wput $CNT $n || fail "write $n under traffic"
+	nsleep 0.3
+done
+wait $bg || fail "sender: $(<"$XNET_TMP/bg")"
+wire_diag tn0 "resizing under traffic (reordering allowed while off)"
+
+# Device down/up resets the queues' BQL counters: steering goes on.
+$IP link set tn0 down
+$IP link set tn0 up
+wait_until 5 carrier_up tn0 || fail "tn0 has no carrier after up"
+for q in 0 1 2 3; do
+	wput /sys/class/net/tn0/queues/tx-$q/xps_cpus $(((q < 2) * (1 << q))) || fail "xps_cpus"
+done
+run "steering on after down/up"
+[ "${W[reordered]}" -eq 0 ] || fail "${W[reordered]} reordered after down/up"
+
+unload_mod xps_flow
+[ ! -e $CNT ] || fail "$CNT left after rmmod"
+run "after rmmod (the device's own behaviour)"
+[ "${W[reordered]}" -gt 0 ] || fail "no reordering after rmmod: was the device restored?"
