@@ -80,4 +80,31 @@ nvme_socks
 nv_disconnect_all
 /sbin/tc qdisc del dev "$NV_HDEV" root
 
-say "xps_flow and pp_frag land with their issues; see README.md"
+# ---- XPS transmit flow steering --------------------------------------------
+# shellcheck source=tests/vm/lib_testnic.sh
+. tests/vm/lib_testnic.sh
+trap - EXIT
+say "XPS flow steering: the BQL test NIC tn0 (4 TX queues; XPS CPU0 -> tx-0, CPU1 -> tx-1), tx-0 completing 50 ms late"
+tn_setup
+wput $D/tn0/tx-0/delay_us 50000
+reorder_run() {	# LABEL: 4 flows, the sender moving between CPU 0 and 1 every burst
+	wput $D/tn0/reset 1
+	send tn0 --cpus 0,1 --bursts 10 --burst 8 --flows 4 "${@:2}"
+	wait_until 20 wire_test_is tn0 "$SENT" || true
+	printf '    %-40s %4s packets on the wire, %4s reordered\n' "$1" "${W[test]}" "${W[reordered]}"
+}
+reorder_run "stock XPS:"
+run /sbin/insmod xps_flow/xps_flow.ko
+run bash -c "echo 1024 > /sys/class/net/tn0/xps_dev_flow_table_cnt"
+run cat /sys/class/net/tn0/xps_dev_flow_table_cnt
+reorder_run "xps_flow on:"
+reorder_run "xps_flow on, 80 ms pauses (flows move):" --gap-us 80000
+run cat /sys/class/net/tn0/xps_flow_stats
+echo "per-queue BQL counters of the test NIC:"
+cut -c1-100 $D/tn0/queues | head -3
+run bash -c "echo 1024x > /sys/class/net/tn0/xps_dev_flow_table_cnt" || true
+run /sbin/rmmod xps_flow
+reorder_run "after rmmod:"
+tn_cleanup
+
+say "pp_frag lands with its issue; see README.md"
