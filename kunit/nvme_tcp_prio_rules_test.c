@@ -16,6 +16,7 @@
 #include <xnet/abi.h>
 #include <xnet/prio_abi.h>
 #include "xnet_core_test_alloc.h"
+#include "xnet_kunit_desc.h"
 
 #define LOG (&xnet_test_alloc_log)
 #define UNTOUCHED 0xdeadbeefu
@@ -69,22 +70,7 @@ static const struct ep_words ep_default = {
 /* Escape @s[0..n) into @desc for a parameter description. */
 static void desc_escape(char *desc, const char *s, size_t n)
 {
-	size_t o = 0, i;
-
-	o += scnprintf(desc + o, KUNIT_PARAM_DESC_SIZE - o, "\"");
-	for (i = 0; i < n && o < KUNIT_PARAM_DESC_SIZE - 40; i++) {
-		if (s[i] == '\n')
-			o += scnprintf(desc + o, KUNIT_PARAM_DESC_SIZE - o, "\\n");
-		else if (s[i] == '\r')
-			o += scnprintf(desc + o, KUNIT_PARAM_DESC_SIZE - o, "\\r");
-		else if (s[i] == '\0')
-			o += scnprintf(desc + o, KUNIT_PARAM_DESC_SIZE - o, "\\0");
-		else
-			desc[o++] = s[i];
-	}
-	desc[o] = '\0';
-	scnprintf(desc + o, KUNIT_PARAM_DESC_SIZE - o, "\"%s",
-		  i < n ? "..." : "");
+	xnet_kunit_desc_escape(desc, "", s, n, 40);
 }
 
 static void desc_append(char *desc, const char *what)

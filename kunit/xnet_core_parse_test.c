@@ -11,6 +11,7 @@
 
 #include <xnet/abi.h>
 #include "xnet_core_test_abi.h"
+#include "xnet_kunit_desc.h"
 
 #define UNTOUCHED 0xdeadbeefu
 #define NO_POS UINT_MAX		/* res.pos/len not checked (success) */
@@ -19,20 +20,7 @@
 static void desc_escape(char *desc, const char *prefix, const char *s,
 			size_t n)
 {
-	size_t o = 0, i;
-
-	o += scnprintf(desc + o, KUNIT_PARAM_DESC_SIZE - o, "%s\"", prefix);
-	for (i = 0; i < n && o < KUNIT_PARAM_DESC_SIZE - 8; i++) {
-		if (s[i] == '\n')
-			o += scnprintf(desc + o, KUNIT_PARAM_DESC_SIZE - o, "\\n");
-		else if (s[i] == '\0')
-			o += scnprintf(desc + o, KUNIT_PARAM_DESC_SIZE - o, "\\0");
-		else
-			desc[o++] = s[i];
-	}
-	desc[o] = '\0';
-	scnprintf(desc + o, KUNIT_PARAM_DESC_SIZE - o, "\"%s",
-		  i < n ? "..." : "");
+	xnet_kunit_desc_escape(desc, prefix, s, n, 8);
 }
 
 /* One value. */
