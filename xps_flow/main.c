@@ -157,6 +157,7 @@ static void xfl_attach(struct net_device *dev)
 	}
 	list_add(&xd->node, &xfl_devs);
 	xfl_hash_add(xd);
+	xfl_queues_add(xd);
 	return;
 nomem:
 	kfree(xd);
@@ -167,6 +168,7 @@ nomem:
 static void xfl_detach(struct xfl_dev *xd)
 {
 	xfl_disable(xd);
+	xfl_queues_del(xd);
 	sysfs_remove_group(&xd->dev->dev.kobj, &xfl_group);
 	list_del(&xd->node);
 	xfl_hash_del(xd);

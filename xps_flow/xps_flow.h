@@ -38,6 +38,7 @@ struct xfl_dev {
 	struct xfl_stats __percpu *stats;
 	atomic_t no_bql;		/* transmits that saw dql.num_queued 0 */
 	bool warned_no_bql;
+	unsigned int nr_queue_files;	/* queues/tx-N/xps_flow added, N < this */
 };
 
 struct xfl_dev *xfl_lookup(const struct net_device *dev);	/* RCU */
@@ -47,5 +48,7 @@ int xfl_enable(struct xfl_dev *xd, u32 entries);	/* RTNL held */
 void xfl_disable(struct xfl_dev *xd);			/* RTNL held */
 void xfl_forget(struct xfl_dev *xd);			/* RTNL held */
 u32 xfl_entries_in_use(struct xfl_dev *xd);
+void xfl_queues_add(struct xfl_dev *xd);		/* RTNL held */
+void xfl_queues_del(struct xfl_dev *xd);		/* RTNL held */
 
 #endif /* XPS_FLOW_H */

@@ -64,6 +64,20 @@ queues tn0
 { [ "${Q[0.done_pkts]}" -gt 0 ] && [ "${Q[1.done_pkts]}" -gt 0 ]; } ||
 	fail "everything stayed on one queue (tx-0 ${Q[0.done_pkts]}, tx-1 ${Q[1.done_pkts]})"
 
+# Per-queue counters under queues/tx-N/xps_flow: the queue's own BQL bytes
+# (the test NIC reports the same dql values), head never behind tail.
+for q in 0 1; do
+	f=/sys/class/net/tn0/queues/tx-$q/xps_flow
+	rd $f/head
+	head=$R
+	rd $f/tail
+	tail=$R
+	ktap_diag "tx-$q: head $head tail $tail (test NIC: queued ${Q[$q.dql_queued]} completed ${Q[$q.dql_completed]})"
+	[ "$head" -gt 0 ] || fail "tx-$q head is 0 after traffic"
+	[ "$head" -ge "$tail" ] || fail "tx-$q head $head behind tail $tail"
+	expect_eq "$head" "${Q[$q.dql_queued]}" "tx-$q head vs the device's dql.num_queued"
+done
+
 # Resize and disable/enable while the sender runs: nothing breaks, and with
 # the table on at the end the wire stays in order.
 wput $D/tn0/reset 1 || fail reset
@@ -88,5 +102,6 @@ run "steering on after down/up"
 
 unload_mod xps_flow
 [ ! -e $CNT ] || fail "$CNT left after rmmod"
+[ ! -e /sys/class/net/tn0/queues/tx-0/xps_flow ] || fail "queues/tx-0/xps_flow left after rmmod"
 run "after rmmod (the device's own behaviour)"
 [ "${W[reordered]}" -gt 0 ] || fail "no reordering after rmmod: was the device restored?"
