@@ -15,6 +15,7 @@
 #   make style           checkpatch.pl on the C sources
 #   make sparse          make C=2 (sparse on every C file)
 #   make bench-nvme      NVMe/TCP priority off vs on, tables in build/bench/nvme.md
+#   make bench-xps       xps_flow off vs on, tables in build/bench/xps.md
 #   make setup           install the Debian packages all of this needs
 
 SHELL := /bin/bash
@@ -33,7 +34,7 @@ MODULES := nvme_tcp_prio nvmet_tcp_prio xps_flow pp_frag
 KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT)
 
 .PHONY: all modules install clean setup check demo test-user kunit vmtest testnic \
-	check-build style sparse vmtest-selftest bench-nvme
+	check-build style sparse vmtest-selftest bench-nvme bench-xps
 
 all: modules
 
@@ -101,6 +102,9 @@ check:
 
 bench-nvme: modules
 	$(ROOT)/scripts/bench-nvme.sh --kernel /boot/vmlinuz-$(KVER)
+
+bench-xps: modules testnic
+	$(ROOT)/scripts/bench-xps.sh --kernel /boot/vmlinuz-$(KVER)
 
 demo:
 	$(ROOT)/scripts/setup.sh
