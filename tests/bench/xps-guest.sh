@@ -82,16 +82,7 @@ pktgen_run off 2
 pg kpktgend_0 "rem_device_all"
 
 # ---- 3. TCP through the forwarding path
-$IP netns add $SRC
-$IP link add vr0 type veth peer name vs0 netns $SRC
-$IP addr add 10.98.0.1/24 dev vr0
-$IP link set vr0 up
-$IP -n $SRC addr add 10.98.0.2/24 dev vs0
-$IP -n $SRC link set vs0 up
-$IP -n $SRC link set lo up
-$IP -n $SRC route add default via 10.98.0.1
-$IP -n $NS route add 10.98.0.0/24 via 10.99.0.1
-wput /proc/sys/net/ipv4/ip_forward 1
+tn_fwd_setup $SRC
 $IP netns exec $NS $IPERF -s -p 5201 -D >/dev/null || fail "iperf3 server"
 wput $D/tn0/tx-0/delay_us 5000
 declare -A TCP=()

@@ -24,16 +24,7 @@ fwd_cleanup() {
 
 tn_setup
 trap fwd_cleanup EXIT
-$IP netns add $SRC
-$IP link add vr0 type veth peer name vs0 netns $SRC
-$IP addr add 10.98.0.1/24 dev vr0
-$IP link set vr0 up
-$IP -n $SRC addr add 10.98.0.2/24 dev vs0
-$IP -n $SRC link set vs0 up
-$IP -n $SRC link set lo up
-$IP -n $SRC route add default via 10.98.0.1
-$IP -n $NS route add 10.98.0.0/24 via 10.99.0.1
-wput /proc/sys/net/ipv4/ip_forward 1 || fail "ip_forward"
+tn_fwd_setup $SRC
 /bin/busybox ping -c 1 -W 3 10.99.0.2 >/dev/null || fail "tn1 not reachable"
 $IP netns exec $SRC /bin/busybox ping -c 1 -W 3 10.99.0.2 >/dev/null ||
 	fail "10.99.0.2 not reachable from $SRC through the forwarding path"

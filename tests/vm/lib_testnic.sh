@@ -157,3 +157,20 @@ tn_setup() {
 			fail "xps_cpus of tx-$q"
 	done
 }
+
+# tn_fwd_setup SRC: a sender namespace SRC (vs0, 10.98.0.2) joined to
+# init_net (vr0, 10.98.0.1) by a veth pair and routed through init_net,
+# which forwards onto tn0, to tn1 (10.99.0.2 in $NS). Call after tn_setup;
+# the caller deletes SRC.
+tn_fwd_setup() {
+	$IP netns add "$1" || fail "ip netns add $1"
+	$IP link add vr0 type veth peer name vs0 netns "$1" || fail "veth vr0/vs0"
+	$IP addr add 10.98.0.1/24 dev vr0
+	$IP link set vr0 up
+	$IP -n "$1" addr add 10.98.0.2/24 dev vs0
+	$IP -n "$1" link set vs0 up
+	$IP -n "$1" link set lo up
+	$IP -n "$1" route add default via 10.98.0.1
+	$IP -n $NS route add 10.98.0.0/24 via 10.99.0.1
+	wput /proc/sys/net/ipv4/ip_forward 1 || fail "ip_forward"
+}
