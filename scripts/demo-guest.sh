@@ -98,7 +98,9 @@ run /sbin/insmod xps_flow/xps_flow.ko
 run bash -c "echo 1024 > /sys/class/net/tn0/xps_dev_flow_table_cnt"
 run cat /sys/class/net/tn0/xps_dev_flow_table_cnt
 reorder_run "xps_flow on:"
-reorder_run "xps_flow on, 80 ms pauses (flows move):" --gap-us 80000
+wput $D/tn0/tx-0/delay_us 2000
+reorder_run "xps_flow on, tx-0 2 ms late, pauses:" --gap-us 150000
+wput $D/tn0/tx-0/delay_us 50000
 run cat /sys/class/net/tn0/xps_flow_stats
 echo "per-queue BQL counters of the test NIC:"
 cut -c1-100 $D/tn0/queues | head -3

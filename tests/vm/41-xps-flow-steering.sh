@@ -52,10 +52,14 @@ xstats
 ktap_diag "stats: lookups ${ST[lookups]} moves ${ST[moves]} held ${ST[held]} recorded ${ST[recorded]} in_use ${ST[in_use]}"
 [ "${ST[held]}" -gt 0 ] || fail "no move held back"
 
-# With pauses longer than tx-0's delay between bursts, the old queue drains
-# and the flows do move: in order still, and both queues carry traffic.
+# With pauses long enough for tx-0 to drain between bursts (qdisc and
+# ring: BQL lets only part of a burst into the ring at a time, so a burst
+# takes several completion delays), the flows do move: in order still,
+# and both queues carry traffic.
 held0=${ST[held]} moves0=${ST[moves]}
-run "steering on, 80 ms between bursts" --gap-us 80000
+wput $D/tn0/tx-0/delay_us 2000 || fail "delay_us"
+run "steering on, tx-0 2 ms late, 150 ms between bursts" --gap-us 150000
+wput $D/tn0/tx-0/delay_us 50000 || fail "delay_us"
 [ "${W[reordered]}" -eq 0 ] || fail "${W[reordered]} reordered with steering on and pauses"
 xstats
 ktap_diag "stats: moves $((ST[moves] - moves0)) held $((ST[held] - held0))"
