@@ -6,7 +6,7 @@
 # the host connects. Four controllers, one per target port:
 #   10.77.0.2:4420  no rule matches         -> so_priority 5, rule "-"
 #   [fd77::2]:4420  raddr=fd77::/64         -> 6, rule 0
-#   10.77.0.2:4421  rport=4421              -> 7, rule 1
+#   10.77.0.2:4421  rport=4421              -> 9, rule 1
 #   10.77.0.2:4422  laddr=..,rport=4422,prio=0 -> left untouched (0), rule 2
 # Checks: rules read back canonically; ss and the debugfs table agree on
 # every socket (3 per controller) and its priority; on the wire every
@@ -19,10 +19,10 @@ set -euo pipefail
 . "$XNET_SRC/tests/vm/lib_nvme.sh"
 
 M=$NV_HMOD
-RULES_IN="prio=6,raddr=fd77:0::/64;laddr=*,rport=4421,prio=7;laddr=10.77.0.0/24,rport=4422,prio=0"
-RULES_CANON="raddr=fd77::/64,prio=6;rport=4421,prio=7;laddr=10.77.0.0/24,rport=4422,prio=0"
+RULES_IN="prio=6,raddr=fd77:0::/64;laddr=*,rport=4421,prio=9;laddr=10.77.0.0/24,rport=4422,prio=0"
+RULES_CANON="raddr=fd77::/64,prio=6;rport=4421,prio=9;laddr=10.77.0.0/24,rport=4422,prio=0"
 EP=("$NV_T4:4420" "[$NV_T6]:4420" "$NV_T4:4421" "$NV_T4:4422")
-PRIO=(5 6 7 0)
+PRIO=(5 6 9 0)
 RULE=(- 0 1 2)
 
 nv_init
@@ -33,9 +33,9 @@ nv_target 4 $NV_T4 4422
 tcc_init
 tcc_watch_ep h.c1 h $NV_T4 4420 5
 tcc_watch_ep h.c2 h $NV_T6 4420 6
-tcc_watch_ep h.c3 h $NV_T4 4421 7
+tcc_watch_ep h.c3 h $NV_T4 4421 9
 tcc_watch_ep h.c4 h $NV_T4 4422 0
-for p in 5 6 7; do tcc_add h.p$p h all "$(em_prio $p)"; done
+for p in 5 6 9; do tcc_add h.p$p h all "$(em_prio $p)"; done
 tcc_commit
 tcc_snap
 nv_diag "target: 4 ports; tc counters installed"
@@ -82,7 +82,7 @@ fio_wait io
 tcc_read
 tcc_expect_ep h.c1 "segments to ${EP[0]} (so_priority 5)"
 tcc_expect_ep h.c2 "segments to ${EP[1]} (rule 0: 6)"
-tcc_expect_ep h.c3 "segments to ${EP[2]} (rule 1: 7)"
+tcc_expect_ep h.c3 "segments to ${EP[2]} (rule 1: 9)"
 tcc_expect_ep h.c4 "segments to ${EP[3]} (rule 2: untouched, 0)"
 for i in 1 2 3; do
 	tcc_delta "h.p${PRIO[i - 1]}"

@@ -816,7 +816,7 @@ prio_load() {
 	mod_loaded "$m" || fail "insmod $m: no module '$m' in /proc/modules"
 	for p in so_priority rules; do
 		[ -e "/sys/module/$m/parameters/$p" ] ||
-			fail "$m: no '$p' parameter (not implemented yet?)"
+			fail "$m: no '$p' parameter (wrong module build?)"
 	done
 	nv_diag "insmod $m $*"
 }
@@ -829,7 +829,7 @@ prio_unload() {
 # pp_get MOD PARAM -> NV_R (current value, read back); fails if missing.
 pp_get() {
 	local pf=/sys/module/$1/parameters/$2
-	[ -r "$pf" ] || fail "$pf missing (module parameter not implemented?)"
+	[ -r "$pf" ] || fail "$pf missing (wrong module build?)"
 	nv_read "$pf"
 }
 
@@ -843,7 +843,7 @@ pp_set() {
 # _dbg_file MOD NAME: the module's debugfs file (fails clearly if missing).
 _dbg_file() {
 	NV_F=/sys/kernel/debug/$1/$2
-	[ -r "$NV_F" ] || fail "$NV_F missing (debugfs interface not implemented?)"
+	[ -r "$NV_F" ] || fail "$NV_F missing (debugfs not mounted or wrong module build?)"
 }
 
 # ps_read MOD: debugfs sockets table into PS_ROWS, one
