@@ -1,25 +1,479 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pp_frag: Socket-to-netdev page-frag recycling for socket transmit.
+ * pp_frag: socket-to-netdev page-frag recycling for socket transmit.
  *
- * Module skeleton: loads and unloads; the feature lands on top of it.
+ * Every net device gets /sys/class/net/<dev>/pp_frag_pool_pages: writing
+ * N > 0 gives the device a pool of at most N pages (order 3, 32 KiB, with
+ * order-0 fallback) on its NUMA node; 0 removes it. Sockets whose route
+ * leads to a device with a pool take the pages of their page_frag
+ * (sk_page_frag_refill(): TCP sendmsg, ip_append_data) from it, and a
+ * page is reused once the stack dropped every reference (pool.c). The
+ * `devices` parameter names devices to give a pool as they appear.
+ * Documentation/pp-frag.md explains the design.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/hashtable.h>
 #include <linux/module.h>
-#include <linux/printk.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/seq_file.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
+#include <xnet/abi.h>
 #include <xnet/kernel/glue_impl.h>
+
+#include "pp_frag.h"
+#include "pp_frag_api.h"
+
+#define PPF_DEFAULT_PAGES	256	/* 8 MiB of order-3 pages */
+#define PPF_MAX_NAMED		16
+#define PPF_EXIT_WAIT_MS	2000
+
+/* One per net device, for its sysfs files; under RTNL. */
+struct ppf_dev {
+	struct list_head node;
+	struct net_device *dev;
+	struct ppf_pool *pool;		/* published in ppf_hash too */
+	struct device *dma_dev;		/* a driver's DMA opt-in */
+};
+
+static LIST_HEAD(ppf_devs);		/* RTNL */
+static DEFINE_HASHTABLE(ppf_hash, 6);	/* dev -> pool, RCU; RTNL to write */
+static LIST_HEAD(ppf_pools);		/* for the shrinker, ppf_mutex */
+static DEFINE_MUTEX(ppf_mutex);
+static struct dentry *ppf_debugfs;
+
+/* --- the `devices` parameter: name[:pages],... ------------------------ */
+
+struct ppf_named {
+	char name[IFNAMSIZ];
+	unsigned int pages;
+};
+
+static struct ppf_named ppf_named[PPF_MAX_NAMED];
+static unsigned int ppf_nnamed;
+static char ppf_devices_str[PPF_MAX_NAMED * (IFNAMSIZ + 8)];
+
+static int ppf_parse_devices(const char *val, struct ppf_named *out,
+			     unsigned int *n)
+{
+	char buf[sizeof(ppf_devices_str)];
+	char *s = buf, *item;
+
+	if (strscpy(buf, val, sizeof(buf)) < 0)
+		return -EINVAL;
+	strim(buf);
+	*n = 0;
+	while ((item = strsep(&s, ",")) != NULL) {
+		char *colon = strchr(item, ':');
+		unsigned int pages = PPF_DEFAULT_PAGES;
+
+		if (!*item && !s && !*n)
+			break;		/* empty list */
+		if (colon) {
+			*colon = '\0';
+			if (kstrtouint(colon + 1, 10, &pages) || !pages ||
+			    pages > XNET_FRAG_MAX_PAGES)
+				return -EINVAL;
+		}
+		if (*n == PPF_MAX_NAMED || !dev_valid_name(item))
+			return -EINVAL;
+		strscpy(out[*n].name, item, IFNAMSIZ);
+		out[*n].pages = pages;
+		(*n)++;
+	}
+	return 0;
+}
+
+static int ppf_devices_set(const char *val, const struct kernel_param *kp)
+{
+	struct ppf_named named[PPF_MAX_NAMED];
+	unsigned int n;
+
+	if (ppf_parse_devices(val, named, &n)) {
+		pr_err("devices: '%s' refused: expected name[:pages],... (at most %u devices, 1..%u pages)\n",
+		       val, PPF_MAX_NAMED, XNET_FRAG_MAX_PAGES);
+		return -EINVAL;
+	}
+	memcpy(ppf_named, named, sizeof(named));
+	ppf_nnamed = n;
+	strscpy(ppf_devices_str, val, sizeof(ppf_devices_str));
+	strim(ppf_devices_str);
+	return 0;
+}
+
+static int ppf_devices_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", ppf_devices_str);
+}
+
+static const struct kernel_param_ops ppf_devices_ops = {
+	.set = ppf_devices_set,
+	.get = ppf_devices_get,
+};
+module_param_cb(devices, &ppf_devices_ops, NULL, 0444);
+MODULE_PARM_DESC(devices,
+		 "Devices given a pool when they appear: name[:pages],... (pages: bound of the pool, default 256 = 8 MiB)");
+
+/* --- pools ------------------------------------------------------------ */
+
+struct ppf_pool *ppf_pool_of(const struct net_device *dev)
+{
+	struct ppf_pool *pool;
+
+	hash_for_each_possible_rcu(ppf_hash, pool, hnode, (unsigned long)dev)
+		if (pool->dev == dev)
+			return pool;
+	return NULL;
+}
+
+static struct ppf_dev *ppf_find(struct net_device *dev)
+{
+	struct ppf_dev *pd;
+
+	ASSERT_RTNL();
+	list_for_each_entry(pd, &ppf_devs, node)
+		if (pd->dev == dev)
+			return pd;
+	return NULL;
+}
+
+/* RTNL. Sockets stop drawing from the pool; its pages are let go. */
+static void ppf_disable(struct ppf_dev *pd)
+{
+	struct ppf_pool *pool = pd->pool;
+
+	if (!pool)
+		return;
+	hash_del_rcu(&pool->hnode);
+	pd->pool = NULL;
+	mutex_lock(&ppf_mutex);
+	list_del(&pool->node);
+	mutex_unlock(&ppf_mutex);
+	synchronize_rcu();	/* refill hooks that found the pool are done */
+	ppf_pool_destroy(pool);
+}
+
+/* RTNL. A pool of at most @pages pages (replacing the current one). */
+static int ppf_enable(struct ppf_dev *pd, unsigned int pages)
+{
+	struct ppf_pool *pool;
+
+	if (pd->pool && pd->pool->state.cap == pages)
+		return 0;
+	pool = ppf_pool_create(pd->dev, pages);
+	if (!pool)
+		return -ENOMEM;
+	if (pd->dma_dev)
+		ppf_pool_dma_map(pool, pd->dma_dev);
+	ppf_disable(pd);
+	pd->pool = pool;
+	mutex_lock(&ppf_mutex);
+	list_add(&pool->node, &ppf_pools);
+	mutex_unlock(&ppf_mutex);
+	hash_add_rcu(ppf_hash, &pool->hnode, (unsigned long)pd->dev);
+	return 0;
+}
+
+/* --- sysfs ------------------------------------------------------------ */
+
+static ssize_t pp_frag_pool_pages_show(struct device *d,
+				       struct device_attribute *attr, char *buf)
+{
+	struct ppf_dev *pd;
+	unsigned int n = 0;
+
+	if (!rtnl_trylock())
+		return restart_syscall();
+	pd = ppf_find(to_net_dev(d));
+	if (pd && pd->pool)
+		n = pd->pool->state.cap;
+	rtnl_unlock();
+	return sysfs_emit(buf, "%u\n", n);
+}
+
+static ssize_t pp_frag_pool_pages_store(struct device *d,
+					struct device_attribute *attr,
+					const char *buf, size_t len)
+{
+	struct net_device *dev = to_net_dev(d);
+	struct xnet_parse_res res;
+	struct ppf_dev *pd;
+	unsigned int req;
+	int err;
+
+	if (!ns_capable(dev_net(dev)->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	if (xnet_parse_u32(buf, len, 0, XNET_FRAG_MAX_PAGES, &req, &res) != XNET_OK) {
+		pr_err("%s: pp_frag_pool_pages: '%.*s' refused: %s (0..%u)\n",
+		       netdev_name(dev), (int)min_t(size_t, strcspn(buf, "\n"), 32),
+		       buf, xnet_err_str(res.err), XNET_FRAG_MAX_PAGES);
+		return -EINVAL;
+	}
+	if (!rtnl_trylock())
+		return restart_syscall();
+	pd = ppf_find(dev);
+	if (!pd) {
+		err = -ENODEV;
+	} else if (!req) {
+		ppf_disable(pd);
+		err = 0;
+	} else {
+		err = ppf_enable(pd, req);
+	}
+	rtnl_unlock();
+	return err ? err : len;
+}
+static DEVICE_ATTR_RW(pp_frag_pool_pages);
+
+static ssize_t pp_frag_stats_show(struct device *d,
+				  struct device_attribute *attr, char *buf)
+{
+	unsigned int pages = 0, in_flight = 0;
+	struct ppf_stats sum = {};
+	struct ppf_dev *pd;
+	int len;
+
+	if (!rtnl_trylock())
+		return restart_syscall();
+	pd = ppf_find(to_net_dev(d));
+	if (pd && pd->pool)
+		ppf_pool_sum(pd->pool, &sum, &pages, &in_flight);
+	rtnl_unlock();
+	len = sysfs_emit(buf, "pages %u\nin_flight %u\nserved %llu\n",
+			 pages, in_flight, sum.served);
+	len += sysfs_emit_at(buf, len, "recycled %llu\nfresh %llu\nfallback %llu\nshrunk %llu\n",
+			     sum.recycled, sum.fresh, sum.fallback, sum.shrunk);
+	return len;
+}
+static DEVICE_ATTR_RO(pp_frag_stats);
+
+static struct attribute *ppf_attrs[] = {
+	&dev_attr_pp_frag_pool_pages.attr,
+	&dev_attr_pp_frag_stats.attr,
+	NULL,
+};
+
+static const struct attribute_group ppf_group = {
+	.attrs = ppf_attrs,
+};
+
+/* --- devices ---------------------------------------------------------- */
+
+static void ppf_attach(struct net_device *dev)
+{
+	struct ppf_dev *pd;
+	unsigned int i;
+	int err;
+
+	if (ppf_find(dev))
+		return;
+	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+	if (!pd) {
+		netdev_warn(dev, "pp_frag: out of memory, device not handled\n");
+		return;
+	}
+	pd->dev = dev;
+	err = sysfs_create_group(&dev->dev.kobj, &ppf_group);
+	if (err) {
+		netdev_warn(dev, "pp_frag: no sysfs files: %d\n", err);
+		kfree(pd);
+		return;
+	}
+	list_add(&pd->node, &ppf_devs);
+	for (i = 0; i < ppf_nnamed; i++) {
+		if (strcmp(ppf_named[i].name, netdev_name(dev)))
+			continue;
+		err = ppf_enable(pd, ppf_named[i].pages);
+		if (err)
+			netdev_warn(dev, "pp_frag: no pool: %d\n", err);
+		break;
+	}
+}
+
+static void ppf_detach(struct ppf_dev *pd)
+{
+	ppf_disable(pd);
+	sysfs_remove_group(&pd->dev->dev.kobj, &ppf_group);
+	list_del(&pd->node);
+	kfree(pd);
+}
+
+static int ppf_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct ppf_dev *pd;
+
+	switch (event) {
+	case NETDEV_REGISTER:
+		ppf_attach(dev);
+		break;
+	case NETDEV_UNREGISTER:
+		pd = ppf_find(dev);
+		if (pd)
+			ppf_detach(pd);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ppf_notifier = {
+	.notifier_call = ppf_netdev_event,
+};
+
+/* --- memory pressure -------------------------------------------------- */
+
+static unsigned long ppf_shrink_count(struct shrinker *s,
+				      struct shrink_control *sc)
+{
+	unsigned long n = 0;
+	struct ppf_pool *pool;
+
+	if (!mutex_trylock(&ppf_mutex))
+		return 0;
+	list_for_each_entry(pool, &ppf_pools, node)
+		n += ppf_pool_idle_estimate(pool);
+	mutex_unlock(&ppf_mutex);
+	return n;
+}
+
+static unsigned long ppf_shrink_scan(struct shrinker *s,
+				     struct shrink_control *sc)
+{
+	unsigned long freed = 0;
+	struct ppf_pool *pool;
+
+	if (!mutex_trylock(&ppf_mutex))
+		return SHRINK_STOP;
+	list_for_each_entry(pool, &ppf_pools, node) {
+		if (freed >= sc->nr_to_scan)
+			break;
+		freed += ppf_pool_shrink(pool, sc->nr_to_scan - freed);
+	}
+	mutex_unlock(&ppf_mutex);
+	return freed ? freed : SHRINK_STOP;
+}
+
+static struct shrinker ppf_shrinker = {
+	.count_objects = ppf_shrink_count,
+	.scan_objects = ppf_shrink_scan,
+	.seeks = DEFAULT_SEEKS,
+};
+
+/* --- driver DMA opt-in (pp_frag_api.h) -------------------------------- */
+
+int pp_frag_dma_register(struct net_device *dev, struct device *dma_dev)
+{
+	struct ppf_dev *pd;
+
+	ASSERT_RTNL();
+	pd = ppf_find(dev);
+	if (!pd || !dma_dev)
+		return -ENODEV;
+	if (pd->dma_dev)
+		return pd->dma_dev == dma_dev ? 0 : -EBUSY;
+	pd->dma_dev = dma_dev;
+	if (pd->pool)
+		ppf_pool_dma_map(pd->pool, dma_dev);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(pp_frag_dma_register);
+
+void pp_frag_dma_unregister(struct net_device *dev)
+{
+	struct ppf_dev *pd;
+
+	ASSERT_RTNL();
+	pd = ppf_find(dev);
+	if (!pd || !pd->dma_dev)
+		return;
+	if (pd->pool)
+		ppf_pool_dma_unmap(pd->pool);
+	ppf_orphans_reap(true, pd->dma_dev);
+	pd->dma_dev = NULL;
+}
+EXPORT_SYMBOL_GPL(pp_frag_dma_unregister);
+
+dma_addr_t pp_frag_dma_addr(struct net_device *dev, struct page *page)
+{
+	struct ppf_pool *pool;
+	dma_addr_t dma = DMA_MAPPING_ERROR;
+
+	rcu_read_lock();
+	pool = ppf_pool_of(dev);
+	if (pool)
+		dma = ppf_pool_dma_addr(pool, compound_head(page));
+	rcu_read_unlock();
+	return dma;
+}
+EXPORT_SYMBOL_GPL(pp_frag_dma_addr);
+
+/* --- module ----------------------------------------------------------- */
+
+static int ppf_global_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "pages_owned %ld\norphans %lu\nhanded_over %ld\n",
+		   atomic_long_read(&ppf_pages_owned), ppf_orphans_count(),
+		   atomic_long_read(&ppf_handed_over));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ppf_global);
 
 static int __init pp_frag_init(void)
 {
-	pr_debug("loaded\n");
+	int err;
+
+	err = register_shrinker(&ppf_shrinker, "pp_frag");
+	if (err)
+		return err;
+	err = ppf_hook_init();
+	if (err)
+		goto err_shrinker;
+	/* Replays NETDEV_REGISTER for every existing device, in every netns. */
+	err = register_netdevice_notifier(&ppf_notifier);
+	if (err)
+		goto err_hook;
+	ppf_debugfs = debugfs_create_dir("pp_frag", NULL);
+	debugfs_create_file("global", 0444, ppf_debugfs, NULL, &ppf_global_fops);
 	return 0;
+
+err_hook:
+	ppf_hook_exit();
+err_shrinker:
+	unregister_shrinker(&ppf_shrinker);
+	return err;
 }
 
 static void __exit pp_frag_exit(void)
 {
-	pr_debug("unloaded\n");
+	struct ppf_dev *pd, *tmp;
+	unsigned int waited = 0;
+
+	debugfs_remove_recursive(ppf_debugfs);
+	/* No refill reaches a pool after this (and none is still running). */
+	ppf_hook_exit();
+	unregister_netdevice_notifier(&ppf_notifier);
+	rtnl_lock();
+	list_for_each_entry_safe(pd, tmp, &ppf_devs, node)
+		ppf_detach(pd);
+	rtnl_unlock();
+	unregister_shrinker(&ppf_shrinker);
+	/* Mapped pages still in flight: give them a moment, then let go. */
+	while (ppf_orphans_count() && waited < PPF_EXIT_WAIT_MS) {
+		msleep(100);
+		waited += 100;
+	}
+	ppf_orphans_stop();
+	ppf_orphans_reap(true, NULL);
 }
 
 module_init(pp_frag_init);

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pp_frag pools: a device's pages for socket page frags, recycled with a
+ * reference bias (include/xnet/frag_pool.hpp has the logic; this file owns
+ * the pages, locks, per-CPU caches and DMA mappings).
+ *
+ * Releasing a pool page = dropping the pool's references: bias - 1 with
+ * page_ref_sub() (at least one stays ours), then put_page(). An idle page
+ * is freed right there; a page the stack still refers to is freed by
+ * whoever drops the last reference, like any other frag page. A page with
+ * a driver's DMA mapping must not be unmapped while the device may still
+ * read it: such busy pages become orphans, released by a worker once idle.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+
+#include "pp_frag.h"
+
+#define PPF_BATCH	32
+#define PPF_REAP_MS	100
+
+atomic_long_t ppf_pages_owned = ATOMIC_LONG_INIT(0);
+atomic_long_t ppf_handed_over = ATOMIC_LONG_INIT(0);
+
+/* The reference counts the core reads and raises (frag_abi.h). */
+unsigned int xnet_frag_page_refs(void *page)
+{
+	return page_ref_count(page);
+}
+
+void xnet_frag_page_ref_add(void *page, unsigned int n)
+{
+	page_ref_add(page, n);
+}
+
+struct ppf_orphan {
+	struct list_head node;
+	struct page *page;
+	struct device *dma_dev;
+	dma_addr_t dma;
+	unsigned int bias;
+	unsigned int order;
+};
+
+static LIST_HEAD(ppf_orphans);
+static DEFINE_SPINLOCK(ppf_orphans_lock);
+static unsigned long ppf_norphans;
+static void ppf_reap_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ppf_reap, ppf_reap_work);
+
+static void ppf_page_release(struct page *page, unsigned int bias,
+			     unsigned int order, struct device *dma_dev,
+			     dma_addr_t dma)
+{
+	if (dma_dev && dma)
+		dma_unmap_page_attrs(dma_dev, dma, PAGE_SIZE << order,
+				     DMA_TO_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
+	if (bias > 1)
+		page_ref_sub(page, bias - 1);
+	put_page(page);
+	atomic_long_dec(&ppf_pages_owned);
+}
+
+static struct page *ppf_alloc(struct ppf_pool *pool, unsigned int *order)
+{
+	const gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
+	struct page *page;
+
+	/* Never sleep, never dip into reserves: the kernel's path stays. */
+	if (pool->order) {
+		page = alloc_pages_node(pool->nid, gfp | __GFP_COMP | __GFP_NORETRY,
+					pool->order);
+		if (page) {
+			*order = pool->order;
+			return page;
+		}
+	}
+	*order = 0;
+	return alloc_pages_node(pool->nid, gfp, 0);
+}
+
+/* A new page's DMA mapping, for a pool a driver opted in (BH off). */
+static void ppf_map_new(struct ppf_pool *pool, struct xnet_frag_slot *slot,
+			unsigned int i)
+{
+	struct device *dma_dev = READ_ONCE(pool->dma_dev);
+	struct page *page = slot->page;
+	dma_addr_t dma;
+
+	if (!dma_dev)
+		return;
+	dma = dma_map_page_attrs(dma_dev, page, 0, PAGE_SIZE << slot->order,
+				 DMA_TO_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
+	if (dma_mapping_error(dma_dev, dma))
+		return;
+	if (xa_err(xa_store(&pool->dma_pages, page_to_pfn(page),
+			    xa_mk_value(i), GFP_ATOMIC))) {
+		dma_unmap_page_attrs(dma_dev, dma, PAGE_SIZE << slot->order,
+				     DMA_TO_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
+		return;
+	}
+	slot->dma = dma;
+}
+
+/*
+ * Hand @pfrag a pool page, or return false for the kernel's own
+ * allocation. Called by the refill hook under rcu_read_lock(), never in
+ * hard interrupt context.
+ */
+bool ppf_pool_refill(struct ppf_pool *pool, struct page_frag *pfrag)
+{
+	struct xnet_frag_pool *st = &pool->state;
+	struct xnet_frag_cache *c;
+	struct xnet_frag_slot *slot;
+	struct ppf_stats *stats;
+	bool fresh = false;
+	unsigned int i;
+
+	local_bh_disable();
+	c = this_cpu_ptr(pool->cache);
+	stats = this_cpu_ptr(pool->stats);
+	i = xnet_frag_take(st, c);
+	if (i == XNET_FRAG_NONE) {
+		spin_lock(&pool->lock);
+		xnet_frag_refill(st, c);
+		spin_unlock(&pool->lock);
+		i = xnet_frag_take(st, c);
+	}
+	if (i == XNET_FRAG_NONE && READ_ONCE(st->pages) < st->cap) {
+		unsigned int order;
+		struct page *page = ppf_alloc(pool, &order);
+
+		if (page) {
+			spin_lock(&pool->lock);
+			i = xnet_frag_add(st, c, page, order);
+			if (i != XNET_FRAG_NONE)
+				ppf_map_new(pool, &st->slots[i], i);
+			spin_unlock(&pool->lock);
+			if (i == XNET_FRAG_NONE) {
+				put_page(page);
+			} else {
+				atomic_long_inc(&ppf_pages_owned);
+				i = xnet_frag_take(st, c);
+				fresh = true;
+			}
+		}
+	}
+	if (i == XNET_FRAG_NONE) {
+		stats->fallback++;
+		local_bh_enable();
+		return false;
+	}
+	/* The slot is this CPU's (retired in its cache): stable. */
+	slot = &st->slots[i];
+	stats->served++;
+	if (fresh)
+		stats->fresh++;
+	else
+		stats->recycled++;
+	if (pfrag->page)
+		put_page(pfrag->page);
+	pfrag->page = slot->page;
+	pfrag->offset = 0;
+	pfrag->size = PAGE_SIZE << slot->order;
+	local_bh_enable();
+	return true;
+}
+
+/* Give back up to @max idle pages on the ring. Process context. */
+unsigned long ppf_pool_shrink(struct ppf_pool *pool, unsigned long max)
+{
+	struct {
+		struct page *page;
+		dma_addr_t dma;
+		unsigned int bias, order;
+	} out[PPF_BATCH];
+	struct device *dma_dev = READ_ONCE(pool->dma_dev);
+	unsigned int idx[PPF_BATCH];
+	unsigned long done = 0;
+	unsigned int n, k;
+
+	while (done < max) {
+		spin_lock_bh(&pool->lock);
+		n = xnet_frag_shrink(&pool->state, idx,
+				     min_t(unsigned long, max - done, PPF_BATCH));
+		for (k = 0; k < n; k++) {
+			struct xnet_frag_slot *slot = &pool->state.slots[idx[k]];
+
+			out[k].page = slot->page;
+			out[k].dma = slot->dma;
+			out[k].bias = slot->bias;
+			out[k].order = slot->order;
+			if (slot->dma)
+				xa_erase(&pool->dma_pages, page_to_pfn((struct page *)slot->page));
+			xnet_frag_forget(&pool->state, idx[k]);
+		}
+		spin_unlock_bh(&pool->lock);
+		for (k = 0; k < n; k++)
+			ppf_page_release(out[k].page, out[k].bias, out[k].order,
+					 dma_dev, out[k].dma);
+		if (n) {
+			this_cpu_add(pool->stats->shrunk, n);
+			done += n;
+		}
+		if (n < PPF_BATCH)
+			break;
+	}
+	return done;
+}
+
+/* Pages the shrinker may find idle: those handed out (racy, a hint). */
+unsigned long ppf_pool_idle_estimate(struct ppf_pool *pool)
+{
+	return xnet_frag_in_flight(&pool->state);
+}
+
+/* Stats: the counters, the pool's pages and, exactly, those not idle. */
+void ppf_pool_sum(struct ppf_pool *pool, struct ppf_stats *sum,
+		  unsigned int *pages, unsigned int *in_flight)
+{
+	unsigned int i, busy = 0;
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct ppf_stats *s = per_cpu_ptr(pool->stats, cpu);
+
+		sum->served += s->served;
+		sum->recycled += s->recycled;
+		sum->fresh += s->fresh;
+		sum->fallback += s->fallback;
+		sum->shrunk += s->shrunk;
+	}
+	spin_lock_bh(&pool->lock);
+	*pages = pool->state.pages;
+	for (i = 0; i < pool->state.cap; i++) {
+		const struct xnet_frag_slot *slot = &pool->slots[i];
+
+		/* Slots in other CPUs' caches: their page pointer is stable. */
+		if (slot->state != XNET_FRAG_UNUSED &&
+		    page_ref_count(slot->page) != slot->bias)
+			busy++;
+	}
+	spin_unlock_bh(&pool->lock);
+	*in_flight = busy;
+}
+
+struct ppf_pool *ppf_pool_create(struct net_device *dev, unsigned int pages)
+{
+	struct device *parent = dev->dev.parent;
+	struct ppf_pool *pool;
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return NULL;
+	pool->dev = dev;
+	pool->nid = parent ? dev_to_node(parent) : NUMA_NO_NODE;
+	pool->order = SKB_FRAG_PAGE_ORDER;
+	spin_lock_init(&pool->lock);
+	xa_init(&pool->dma_pages);
+	pool->slots = kvcalloc(pages, sizeof(*pool->slots), GFP_KERNEL);
+	pool->cache = alloc_percpu(struct xnet_frag_cache);
+	pool->stats = alloc_percpu(struct ppf_stats);
+	if (!pool->slots || !pool->cache || !pool->stats ||
+	    xnet_frag_pool_init(&pool->state, pool->slots, pages)) {
+		free_percpu(pool->stats);
+		free_percpu(pool->cache);
+		kvfree(pool->slots);
+		kfree(pool);
+		return NULL;
+	}
+	return pool;
+}
+
+/* A busy page with a DMA mapping waits for the worker; others go now. */
+static void ppf_page_retire(struct ppf_pool *pool, struct xnet_frag_slot *slot,
+			    struct device *dma_dev)
+{
+	struct page *page = slot->page;
+	struct ppf_orphan *o;
+
+	if (page_ref_count(page) == slot->bias || !slot->dma || !dma_dev) {
+		if (page_ref_count(page) != slot->bias)
+			atomic_long_inc(&ppf_handed_over);	/* freed by its last put */
+		ppf_page_release(page, slot->bias, slot->order, dma_dev, slot->dma);
+		return;
+	}
+	o = kmalloc(sizeof(*o), GFP_KERNEL);
+	if (!o) {
+		/* Cannot wait for it: leak the mapping, not the page. */
+		atomic_long_inc(&ppf_handed_over);
+		ppf_page_release(page, slot->bias, slot->order, NULL, 0);
+		return;
+	}
+	o->page = page;
+	o->dma_dev = dma_dev;
+	o->dma = slot->dma;
+	o->bias = slot->bias;
+	o->order = slot->order;
+	spin_lock_bh(&ppf_orphans_lock);
+	list_add_tail(&o->node, &ppf_orphans);
+	ppf_norphans++;
+	spin_unlock_bh(&ppf_orphans_lock);
+	schedule_delayed_work(&ppf_reap, msecs_to_jiffies(PPF_REAP_MS));
+}
+
+/*
+ * @pool is no longer reachable (unpublished, an RCU grace period passed):
+ * nothing else touches it. Every page is released or orphaned.
+ */
+void ppf_pool_destroy(struct ppf_pool *pool)
+{
+	struct device *dma_dev = pool->dma_dev;
+	unsigned int i;
+
+	for (i = 0; i < pool->state.cap; i++) {
+		struct xnet_frag_slot *slot = &pool->slots[i];
+
+		if (slot->state != XNET_FRAG_UNUSED)
+			ppf_page_retire(pool, slot, dma_dev);
+	}
+	xa_destroy(&pool->dma_pages);
+	free_percpu(pool->stats);
+	free_percpu(pool->cache);
+	kvfree(pool->slots);
+	kfree(pool);
+}
+
+/*
+ * Release idle orphans; with @force, every orphan (module exit), or those
+ * mapped for @dma_dev only (its driver opts out: it no longer transmits).
+ */
+void ppf_orphans_reap(bool force, struct device *dma_dev)
+{
+	struct ppf_orphan *o, *tmp;
+	LIST_HEAD(done);
+
+	spin_lock_bh(&ppf_orphans_lock);
+	list_for_each_entry_safe(o, tmp, &ppf_orphans, node) {
+		if ((force && (!dma_dev || o->dma_dev == dma_dev)) ||
+		    page_ref_count(o->page) == o->bias) {
+			list_move(&o->node, &done);
+			ppf_norphans--;
+		}
+	}
+	spin_unlock_bh(&ppf_orphans_lock);
+	list_for_each_entry_safe(o, tmp, &done, node) {
+		if (page_ref_count(o->page) != o->bias)
+			atomic_long_inc(&ppf_handed_over);
+		ppf_page_release(o->page, o->bias, o->order, o->dma_dev, o->dma);
+		kfree(o);
+	}
+}
+
+unsigned long ppf_orphans_count(void)
+{
+	return READ_ONCE(ppf_norphans);
+}
+
+static void ppf_reap_work(struct work_struct *work)
+{
+	ppf_orphans_reap(false, NULL);
+	if (ppf_orphans_count())
+		schedule_delayed_work(&ppf_reap, msecs_to_jiffies(PPF_REAP_MS));
+}
+
+void ppf_orphans_stop(void)
+{
+	cancel_delayed_work_sync(&ppf_reap);
+}
+
+/*
+ * A driver opted in (RTNL): map every page for @dma_dev. Pages mapped now
+ * and later are unmapped when released (or by ppf_pool_dma_unmap()).
+ */
+int ppf_pool_dma_map(struct ppf_pool *pool, struct device *dma_dev)
+{
+	unsigned int i;
+
+	spin_lock_bh(&pool->lock);
+	WRITE_ONCE(pool->dma_dev, dma_dev);
+	for (i = 0; i < pool->state.cap; i++) {
+		struct xnet_frag_slot *slot = &pool->slots[i];
+
+		if (slot->state != XNET_FRAG_UNUSED && !slot->dma)
+			ppf_map_new(pool, slot, i);
+	}
+	spin_unlock_bh(&pool->lock);
+	return 0;
+}
+
+/* The driver opts out (RTNL); it no longer transmits pool pages. */
+void ppf_pool_dma_unmap(struct ppf_pool *pool)
+{
+	struct device *dma_dev = pool->dma_dev;
+	unsigned int i;
+
+	if (!dma_dev)
+		return;
+	spin_lock_bh(&pool->lock);
+	WRITE_ONCE(pool->dma_dev, NULL);
+	for (i = 0; i < pool->state.cap; i++) {
+		struct xnet_frag_slot *slot = &pool->slots[i];
+
+		if (!slot->dma)
+			continue;
+		xa_erase(&pool->dma_pages, page_to_pfn((struct page *)slot->page));
+		dma_unmap_page_attrs(dma_dev, slot->dma, PAGE_SIZE << slot->order,
+				     DMA_TO_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
+		slot->dma = 0;
+	}
+	spin_unlock_bh(&pool->lock);
+}
+
+/* RCU. The mapping of a pool page (compound head), or DMA_MAPPING_ERROR. */
+dma_addr_t ppf_pool_dma_addr(struct ppf_pool *pool, struct page *page)
+{
+	void *v = xa_load(&pool->dma_pages, page_to_pfn(page));
+	u64 dma;
+
+	if (!xa_is_value(v) || xa_to_value(v) >= pool->state.cap)
+		return DMA_MAPPING_ERROR;
+	dma = READ_ONCE(pool->slots[xa_to_value(v)].dma);
+	return dma ? dma : DMA_MAPPING_ERROR;
+}

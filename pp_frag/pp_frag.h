@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef PP_FRAG_H
+#define PP_FRAG_H
+
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+
+#include <xnet/frag_abi.h>
+
+/* Per CPU and pool; summed for pp_frag_stats. */
+struct ppf_stats {
+	u64 served;		/* pages handed to a socket's page_frag */
+	u64 recycled;		/* ... of which were reused pool pages */
+	u64 fresh;		/* ... of which were new pool pages */
+	u64 fallback;		/* refills left to the kernel: pool empty/full */
+	u64 shrunk;		/* idle pages given back by the shrinker */
+};
+
+/*
+ * A device's pool. Published in an RCU hash by device while enabled; the
+ * refill hook reaches it under rcu_read_lock(). @lock protects @state's
+ * ring and slots; a CPU's cache is touched only on that CPU with BHs off.
+ */
+struct ppf_pool {
+	struct hlist_node hnode;		/* ppf_hash, RCU */
+	struct list_head node;			/* ppf_pools, ppf_mutex */
+	struct net_device *dev;
+	spinlock_t lock;
+	struct xnet_frag_pool state;
+	struct xnet_frag_slot *slots;
+	struct xnet_frag_cache __percpu *cache;
+	struct ppf_stats __percpu *stats;
+	struct xarray dma_pages;		/* pfn -> slot + 1, DMA opt-in */
+	struct device *dma_dev;			/* the driver's, while opted in */
+	int nid;				/* NUMA node of the device */
+	unsigned int order;			/* pages to allocate */
+};
+
+/* pool.c */
+struct ppf_pool *ppf_pool_create(struct net_device *dev, unsigned int pages);
+void ppf_pool_destroy(struct ppf_pool *pool);	/* unpublished, after RCU GP */
+bool ppf_pool_refill(struct ppf_pool *pool, struct page_frag *pfrag);
+unsigned long ppf_pool_shrink(struct ppf_pool *pool, unsigned long max);
+unsigned long ppf_pool_idle_estimate(struct ppf_pool *pool);
+void ppf_pool_sum(struct ppf_pool *pool, struct ppf_stats *sum,
+		  unsigned int *pages, unsigned int *in_flight);
+int ppf_pool_dma_map(struct ppf_pool *pool, struct device *dma_dev);
+void ppf_pool_dma_unmap(struct ppf_pool *pool);
+dma_addr_t ppf_pool_dma_addr(struct ppf_pool *pool, struct page *page);
+void ppf_orphans_reap(bool force, struct device *dma_dev);
+void ppf_orphans_stop(void);
+unsigned long ppf_orphans_count(void);
+extern atomic_long_t ppf_pages_owned;	/* pages in pools and orphaned */
+extern atomic_long_t ppf_handed_over;	/* busy when let go: freed by their last put */
+
+/* hook.c */
+int ppf_hook_init(void);
+void ppf_hook_exit(void);
+
+/* main.c */
+struct ppf_pool *ppf_pool_of(const struct net_device *dev);	/* RCU */
+
+#endif /* PP_FRAG_H */
