@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""TCP stream with an end-to-end checksum, for pp_frag tests and benches.
+
+  pp_stream.py recv PORT [--bind ADDR] [--count N]
+      accept N connections (default 1), one after the other; for each print
+      "recv bytes=B sha256=H"
+  pp_stream.py send ADDR PORT --bytes B [--write W] [--zerocopy] [--seed S]
+      connect, send B bytes of a seeded pseudo-random stream in writes of W
+      bytes (default 65536; a comma list cycles through sizes), print
+      "send bytes=B sha256=H secs=T cpu=C zc_done=Z"
+
+The receiver's digest must equal the sender's: pages recycled while the
+stack still used them would corrupt the stream. --zerocopy sends with
+MSG_ZEROCOPY (SO_ZEROCOPY) and reaps completions from the error queue,
+the alternative pp_frag is compared with.
+"""
+import argparse
+import hashlib
+import os
+import random
+import resource
+import socket
+import sys
+import time
+
+SO_ZEROCOPY = getattr(socket, "SO_ZEROCOPY", 60)
+MSG_ZEROCOPY = getattr(socket, "MSG_ZEROCOPY", 0x4000000)
+SO_EE_ORIGIN_ZEROCOPY = 5
+
+
+def cpu_secs():
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def recv(args):
+    srv = socket.socket(socket.AF_INET6 if ":" in args.bind else socket.AF_INET)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind((args.bind, args.port))
+    srv.listen(4)
+    print("listening", flush=True)
+    for _ in range(args.count):
+        conn, _ = srv.accept()
+        h = hashlib.sha256()
+        n = 0
+        buf = bytearray(1 << 20)
+        view = memoryview(buf)
+        while True:
+            got = conn.recv_into(view)
+            if not got:
+                break
+            h.update(view[:got])
+            n += got
+        conn.close()
+        print(f"recv bytes={n} sha256={h.hexdigest()}", flush=True)
+
+
+def reap_zerocopy(sock, pending):
+    """Read zerocopy completions; returns how many sends completed."""
+    done = 0
+    while True:
+        try:
+            _, anc, _, _ = sock.recvmsg(0, 1024, socket.MSG_ERRQUEUE | socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return done
+        for level, typ, data in anc:
+            # struct sock_extended_err: errno u32, origin u8, type u8,
+            # code u8, pad u8, info u32 (lo), data u32 (hi)
+            if len(data) >= 16 and data[4] == SO_EE_ORIGIN_ZEROCOPY:
+                lo = int.from_bytes(data[8:12], sys.byteorder)
+                hi = int.from_bytes(data[12:16], sys.byteorder)
+                done += hi - lo + 1
+        if not anc:
+            return done
+
+
+def send(args):
+    sizes = [int(x) for x in args.write.split(",")]
+    rnd = random.Random(args.seed)
+    # One 4 MiB block of pseudo-random data, sent at shifting offsets: cheap
+    # to produce, and no two consecutive writes carry the same bytes.
+    block = rnd.randbytes(4 << 20) if hasattr(rnd, "randbytes") else os.urandom(4 << 20)
+    block2 = block + block
+    fam = socket.AF_INET6 if ":" in args.addr else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    if args.zerocopy:
+        s.setsockopt(socket.SOL_SOCKET, SO_ZEROCOPY, 1)
+    s.connect((args.addr, args.port))
+    h = hashlib.sha256()
+    sent = 0
+    k = 0
+    off = 0
+    issued = zc_done = 0
+    # Zerocopy sends pin the buffer until completion: alternate between
+    # two buffers and wait for completions before reusing one.
+    t0, c0 = time.monotonic(), cpu_secs()
+    while sent < args.bytes:
+        w = min(sizes[k % len(sizes)], args.bytes - sent)
+        k += 1
+        chunk = memoryview(block2)[off:off + w]
+        off = (off + w + 4099) % (4 << 20)
+        if args.zerocopy:
+            n = s.send(chunk, MSG_ZEROCOPY)
+            issued += 1
+            zc_done += reap_zerocopy(s, issued - zc_done)
+            if n < w:
+                s.sendall(chunk[n:])
+            h.update(chunk)
+        else:
+            s.sendall(chunk)
+            h.update(chunk)
+        sent += w
+    s.shutdown(socket.SHUT_WR)
+    # Wait for the peer to close: everything was received.
+    while s.recv(4096):
+        pass
+    secs = time.monotonic() - t0
+    cpu = cpu_secs() - c0
+    if args.zerocopy:
+        zc_done += reap_zerocopy(s, issued - zc_done)
+    s.close()
+    print(f"send bytes={sent} sha256={h.hexdigest()} secs={secs:.3f} cpu={cpu:.3f} zc_done={zc_done}",
+          flush=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("recv")
+    r.add_argument("port", type=int)
+    r.add_argument("--bind", default="0.0.0.0")
+    r.add_argument("--count", type=int, default=1)
+    s = sub.add_parser("send")
+    s.add_argument("addr")
+    s.add_argument("port", type=int)
+    s.add_argument("--bytes", type=int, required=True)
+    s.add_argument("--write", default="65536")
+    s.add_argument("--zerocopy", action="store_true")
+    s.add_argument("--seed", type=int, default=1)
+    args = p.parse_args()
+    recv(args) if args.cmd == "recv" else send(args)
+
+
+if __name__ == "__main__":
+    main()
