@@ -109,13 +109,19 @@ public:
 		c.nretired = 0;
 	}
 
-	/* Pool lock. Returns the number of pages that became ready in @c. */
+	/*
+	 * Pool lock. Returns the number of pages that became ready in @c.
+	 * Each page on the ring is examined at most once: a busy page put
+	 * back at the tail of a short ring must not be read kScan times.
+	 */
 	u32 refill(Cache &c)
 	{
 		u32 got = 0;
 
 		flush(c);
-		for (u32 n = 0; n < kScan && s_.ring_len && c.nready < kCache; n++) {
+		u32 scan = s_.ring_len < kScan ? s_.ring_len : kScan;
+
+		for (u32 n = 0; n < scan && c.nready < kCache; n++) {
 			u32 i = pop();
 			Slot &sl = s_.slots[i];
 
