@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for the pp_frag guest tests (source after lib.sh).
+
+IP=/sbin/ip
+PY=/usr/bin/python3
+PPS=$XNET_SRC/tests/pp/pp_stream.py
+PPG=/sys/kernel/debug/pp_frag/global
+
+wput() { { printf '%s\n' "$2" >"$1"; } 2>/dev/null; }
+
+# pp_pages DEV: the pool bound of DEV (in $R).
+pp_pages() { read -r R </sys/class/net/"$1"/pp_frag_pool_pages; }
+
+# pp_stats DEV [NS]: DEV's pp_frag_stats into the associative array PS.
+declare -A PS=()
+pp_stats() {
+	local k v
+	PS=()
+	if [ -n "${2:-}" ]; then
+		while read -r k v; do PS[$k]=$v; done < <($IP netns exec "$2" cat /sys/class/net/"$1"/pp_frag_stats)
+	else
+		while read -r k v; do PS[$k]=$v; done </sys/class/net/"$1"/pp_frag_stats
+	fi
+}
+
+# pp_global: /sys/kernel/debug/pp_frag/global into the array PG.
+declare -A PG=()
+pp_global() {
+	local k v
+	PG=()
+	while read -r k v; do PG[$k]=$v; done <$PPG
+}
+
+# pp_veth_setup: namespaces ppa (ppa0, 10.97.0.1) and ppb (ppb0, 10.97.0.2)
+# joined by a veth pair; pp_veth_cleanup removes both.
+pp_veth_setup() {
+	$IP netns add ppa || fail "ip netns add ppa"
+	$IP netns add ppb || fail "ip netns add ppb"
+	$IP link add ppa0 netns ppa type veth peer name ppb0 netns ppb ||
+		fail "veth ppa0/ppb0"
+	$IP -n ppa addr add 10.97.0.1/24 dev ppa0
+	$IP -n ppb addr add 10.97.0.2/24 dev ppb0
+	$IP -n ppa link set lo up
+	$IP -n ppb link set lo up
+	$IP -n ppa link set ppa0 up
+	$IP -n ppb link set ppb0 up
+}
+
+pp_veth_cleanup() {
+	[ ! -e /run/netns/ppa ] || $IP netns del ppa 2>/dev/null || true
+	[ ! -e /run/netns/ppb ] || $IP netns del ppb 2>/dev/null || true
+}
+
+# (sysfs shows a netns's devices only where it was mounted in that netns:
+# read them through `ip netns exec`, which remounts /sys.)
+pp_in() { # NS CMD...: run CMD in NS (or here when NS is empty)
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then
+		/usr/bin/nsenter --net=/run/netns/"$ns" "$@"
+	else
+		"$@"
+	fi
+}
+
+# pp_xfer SNS RNS ADDR PORT BYTES [WRITES]: a checksummed transfer from
+# namespace SNS to a receiver in RNS listening on ADDR:PORT; fails unless
+# the receiver got every byte with the sender's sha256.
+pp_xfer() {
+	local sns=$1 rns=$2 addr=$3 port=$4 bytes=$5 writes=${6:-65536}
+	local rout=$XNET_TMP/recv.$port sout pid
+	pp_in "$rns" $PY "$PPS" recv "$port" --bind "$addr" >"$rout" 2>&1 &
+	pid=$!
+	wait_for_line "$rout" listening || fail "receiver on $addr:$port did not start"
+	sout=$(pp_in "$sns" $PY "$PPS" send "$addr" "$port" --bytes "$bytes" --write "$writes" 2>&1) ||
+		fail "sender: $sout"
+	wait "$pid" || fail "receiver: $(<"$rout")"
+	local rline
+	rline=$(grep '^recv ' "$rout")
+	local ssum=${sout##*sha256=} rsum=${rline##*sha256=}
+	ssum=${ssum%% *}
+	[[ $rline == "recv bytes=$bytes "* ]] || fail "receiver: '$rline', want $bytes bytes"
+	[ "$ssum" = "$rsum" ] || fail "data corrupted: sent sha256 $ssum, received $rsum"
+	XFER_LINE=$sout
+}
+
+# wait_for_line FILE WORD: up to 10 s for WORD to appear in FILE.
+wait_for_line() {
+	local i l
+	for ((i = 0; i < 100; i++)); do
+		if [ -s "$1" ]; then
+			while read -r l; do
+				[ "$l" = "$2" ] && return 0
+			done <"$1"
+		fi
+		read -r -t 0.1 <> <(:) || true
+	done
+	return 1
+}
+
+# pp_free_pages: /proc/vmstat nr_free_pages (in $R).
+pp_free_pages() {
+	local k v
+	while read -r k v; do
+		[ "$k" = nr_free_pages ] && R=$v && return 0
+	done </proc/vmstat
+	return 1
+}
