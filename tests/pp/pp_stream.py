@@ -2,13 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 """TCP stream with an end-to-end checksum, for pp_frag tests and benches.
 
-  pp_stream.py recv PORT [--bind ADDR] [--count N]
+  pp_stream.py recv PORT [--bind ADDR] [--count N] [--digest D]
       accept N connections (default 1), one after the other; for each print
       "recv bytes=B sha256=H"
   pp_stream.py send ADDR PORT --bytes B [--write W] [--zerocopy] [--seed S]
+               [--digest D] [--zc-report] [--sys-report]
       connect, send B bytes of a seeded pseudo-random stream in writes of W
       bytes (default 65536; a comma list cycles through sizes), print
-      "send bytes=B sha256=H secs=T cpu=C zc_done=Z"
+      "send bytes=B sha256=H secs=T cpu=C zc_done=Z"; with --zc-report also
+      "zc sends=N done=Z copied=K enobufs=E" (K: completions flagged
+      SO_EE_CODE_ZEROCOPY_COPIED, the kernel copied the data after all;
+      E: sends refused with ENOBUFS for lack of optmem, retried); with
+      --sys-report also "sys pgalloc=P busy=U kern=K hz=Z": system-wide
+      /proc/vmstat pgalloc_* and /proc/stat deltas (busy and system + irq +
+      softirq ticks) from connect to the end, the process start left out
+  --digest crc32 (both ends) replaces sha256 with zlib's crc32, printed as
+  "crc32=H": much cheaper where SHA instructions are emulated (QEMU TCG).
 
 The receiver's digest must equal the sender's: pages recycled while the
 stack still used them would corrupt the stream. --zerocopy sends with
@@ -16,17 +25,54 @@ MSG_ZEROCOPY (SO_ZEROCOPY) and reaps completions from the error queue,
 the alternative pp_frag is compared with.
 """
 import argparse
+import errno
 import hashlib
 import os
 import random
 import resource
+import select
 import socket
 import sys
 import time
+import zlib
 
 SO_ZEROCOPY = getattr(socket, "SO_ZEROCOPY", 60)
 MSG_ZEROCOPY = getattr(socket, "MSG_ZEROCOPY", 0x4000000)
 SO_EE_ORIGIN_ZEROCOPY = 5
+SO_EE_CODE_ZEROCOPY_COPIED = 1
+
+
+class Crc32:
+    """hashlib-like running zlib.crc32."""
+
+    name = "crc32"
+
+    def __init__(self):
+        self.v = 0
+
+    def update(self, data):
+        self.v = zlib.crc32(data, self.v)
+
+    def hexdigest(self):
+        return "%08x" % self.v
+
+
+def digest(name):
+    return Crc32() if name == "crc32" else hashlib.sha256()
+
+
+def sys_counters():
+    """System-wide pages allocated (pgalloc_*), busy and kernel ticks."""
+    alloc = 0
+    with open("/proc/vmstat") as f:
+        for line in f:
+            k, v = line.split()
+            if k.startswith("pgalloc_"):
+                alloc += int(v)
+    with open("/proc/stat") as f:
+        c = [int(x) for x in f.readline().split()[1:9]]
+    # user nice system idle iowait irq softirq steal
+    return alloc, c[0] + c[1] + c[2] + c[5] + c[6] + c[7], c[2] + c[5] + c[6]
 
 
 def cpu_secs():
@@ -42,7 +88,7 @@ def recv(args):
     print("listening", flush=True)
     for _ in range(args.count):
         conn, _ = srv.accept()
-        h = hashlib.sha256()
+        h = digest(args.digest)
         n = 0
         buf = bytearray(1 << 20)
         view = memoryview(buf)
@@ -53,11 +99,14 @@ def recv(args):
             h.update(view[:got])
             n += got
         conn.close()
-        print(f"recv bytes={n} sha256={h.hexdigest()}", flush=True)
+        print(f"recv bytes={n} {h.name}={h.hexdigest()}", flush=True)
 
 
-def reap_zerocopy(sock, pending):
-    """Read zerocopy completions; returns how many sends completed."""
+def reap_zerocopy(sock, pending, copied=None):
+    """Read zerocopy completions; returns how many sends completed.
+
+    copied: a one-element list, increased by the completions the kernel
+    flagged SO_EE_CODE_ZEROCOPY_COPIED."""
     done = 0
     while True:
         try:
@@ -71,6 +120,8 @@ def reap_zerocopy(sock, pending):
                 lo = int.from_bytes(data[8:12], sys.byteorder)
                 hi = int.from_bytes(data[12:16], sys.byteorder)
                 done += hi - lo + 1
+                if copied is not None and data[6] & SO_EE_CODE_ZEROCOPY_COPIED:
+                    copied[0] += hi - lo + 1
         if not anc:
             return done
 
@@ -87,11 +138,13 @@ def send(args):
     if args.zerocopy:
         s.setsockopt(socket.SOL_SOCKET, SO_ZEROCOPY, 1)
     s.connect((args.addr, args.port))
-    h = hashlib.sha256()
+    h = digest(args.digest)
+    sys0 = sys_counters() if args.sys_report else None
     sent = 0
     k = 0
     off = 0
-    issued = zc_done = 0
+    issued = zc_done = enobufs = 0
+    copied = [0]
     # Zerocopy sends pin the buffer until completion: alternate between
     # two buffers and wait for completions before reusing one.
     t0, c0 = time.monotonic(), cpu_secs()
@@ -101,9 +154,19 @@ def send(args):
         chunk = memoryview(block2)[off:off + w]
         off = (off + w + 4099) % (4 << 20)
         if args.zerocopy:
-            n = s.send(chunk, MSG_ZEROCOPY)
+            while True:
+                try:
+                    n = s.send(chunk, MSG_ZEROCOPY)
+                    break
+                except OSError as e:
+                    # Out of optmem for notifications: wait for completions.
+                    if e.errno != errno.ENOBUFS:
+                        raise
+                    enobufs += 1
+                    select.select([], [], [s], 0.01)
+                    zc_done += reap_zerocopy(s, issued - zc_done, copied)
             issued += 1
-            zc_done += reap_zerocopy(s, issued - zc_done)
+            zc_done += reap_zerocopy(s, issued - zc_done, copied)
             if n < w:
                 s.sendall(chunk[n:])
             h.update(chunk)
@@ -117,11 +180,17 @@ def send(args):
         pass
     secs = time.monotonic() - t0
     cpu = cpu_secs() - c0
+    sys1 = sys_counters() if args.sys_report else None
     if args.zerocopy:
-        zc_done += reap_zerocopy(s, issued - zc_done)
+        zc_done += reap_zerocopy(s, issued - zc_done, copied)
     s.close()
-    print(f"send bytes={sent} sha256={h.hexdigest()} secs={secs:.3f} cpu={cpu:.3f} zc_done={zc_done}",
+    print(f"send bytes={sent} {h.name}={h.hexdigest()} secs={secs:.3f} cpu={cpu:.3f} zc_done={zc_done}",
           flush=True)
+    if args.zc_report:
+        print(f"zc sends={issued} done={zc_done} copied={copied[0]} enobufs={enobufs}", flush=True)
+    if args.sys_report:
+        d = [b - a for a, b in zip(sys0, sys1)]
+        print(f"sys pgalloc={d[0]} busy={d[1]} kern={d[2]} hz={os.sysconf('SC_CLK_TCK')}", flush=True)
 
 
 def main():
@@ -131,6 +200,7 @@ def main():
     r.add_argument("port", type=int)
     r.add_argument("--bind", default="0.0.0.0")
     r.add_argument("--count", type=int, default=1)
+    r.add_argument("--digest", choices=("sha256", "crc32"), default="sha256")
     s = sub.add_parser("send")
     s.add_argument("addr")
     s.add_argument("port", type=int)
@@ -138,6 +208,11 @@ def main():
     s.add_argument("--write", default="65536")
     s.add_argument("--zerocopy", action="store_true")
     s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--digest", choices=("sha256", "crc32"), default="sha256")
+    s.add_argument("--sys-report", action="store_true",
+                   help="print a line of system-wide pgalloc and CPU tick deltas")
+    s.add_argument("--zc-report", action="store_true",
+                   help="print a second line: zerocopy sends, completions, copied, ENOBUFS")
     args = p.parse_args()
     recv(args) if args.cmd == "recv" else send(args)
 
