@@ -108,3 +108,8 @@ pp_free_pages() {
 	done </proc/vmstat
 	return 1
 }
+
+# pp_listening NS PORT: a TCP socket listens on PORT in NS.
+pp_listening() {
+	[[ $($IP netns exec "$1" /bin/ss -Htln "sport = :$2") == *LISTEN* ]]
+}

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vmtest: cpus=2 timeout=600
+#
+# TCP through pools: checksummed streams (mixed write sizes) across a veth
+# pair between namespaces and over the BQL test NIC arrive intact; in the
+# steady state (pool warm) at least 95% of the page refills are recycled
+# pool pages; iperf3 through a pool; IPv6 too.
+set -euo pipefail
+# shellcheck source=tests/vm/lib.sh
+. "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
+# shellcheck source=tests/vm/lib_testnic.sh
+. "$XNET_SRC/tests/vm/lib_testnic.sh"
+# shellcheck source=tests/vm/lib_pp.sh
+. "$XNET_SRC/tests/vm/lib_pp.sh"
+
+cleanup() {
+	pp_veth_cleanup
+	! mod_loaded pp_frag || /sbin/rmmod pp_frag 2>/dev/null || true
+	tn_cleanup
+}
+trap cleanup EXIT
+
+# share DEV NS LABEL SNS RNS ADDR PORT: warm the pool with two transfers
+# (it grows to the stream's working set: the data in flight, not yet
+# acknowledged, queued or being read), then require >= 95% recycled
+# refills over a third.
+share() {
+	local dev=$1 ns=$2 label=$3 s0 r0 f0 served recycled fallback
+	pp_xfer "$4" "$5" "$6" "$7" 24000000 1000,65536,4096,300000
+	pp_xfer "$4" "$5" "$6" $(($7 + 1)) 24000000 65536,1448,131072
+	pp_stats "$dev" "$ns"
+	s0=${PS[served]} r0=${PS[recycled]} f0=${PS[fallback]}
+	pp_xfer "$4" "$5" "$6" $(($7 + 2)) 32000000 300000,65536,1448,131072,7
+	pp_stats "$dev" "$ns"
+	served=$((PS[served] - s0)) recycled=$((PS[recycled] - r0))
+	fallback=$((PS[fallback] - f0))
+	ktap_diag "$label: steady state: served $served (recycled $recycled) fallback $fallback; pool pages ${PS[pages]}"
+	[ "$served" -gt 0 ] || fail "$label: no page served from the pool"
+	[ $((recycled * 100)) -ge $(((served + fallback) * 95)) ] ||
+		fail "$label: recycled $recycled of $((served + fallback)) refills, want >= 95%"
+}
+
+load_mod pp_frag/pp_frag
+
+# veth between namespaces, the pool on the sender's side.
+pp_veth_setup
+$IP netns exec ppa sh -c 'echo 256 > /sys/class/net/ppa0/pp_frag_pool_pages' ||
+	fail "pool on ppa0"
+share ppa0 ppa "veth" ppa ppb 10.97.0.2 9600
+
+# IPv6 over the same veth.
+$IP -n ppa addr add fd97::1/64 dev ppa0 nodad
+$IP -n ppb addr add fd97::2/64 dev ppb0 nodad
+pp_stats ppa0 ppa
+s0=${PS[served]}
+pp_xfer ppa ppb fd97::2 9650 8000000 65536,100
+pp_stats ppa0 ppa
+[ "${PS[served]}" -gt "$s0" ] || fail "IPv6 stream drew no pool page"
+
+# iperf3 through the pool.
+s0=${PS[served]}
+$IP netns exec ppb /usr/bin/iperf3 -s -1 -D -B 10.97.0.2 >/dev/null 2>&1 || fail "iperf3 -s"
+wait_until 5 pp_listening ppb 5201 || fail "iperf3 server not listening"
+out=$($IP netns exec ppa /usr/bin/iperf3 -c 10.97.0.2 -t 2 2>&1) || fail "iperf3: $out"
+pp_stats ppa0 ppa
+[ "${PS[served]}" -gt "$s0" ] || fail "iperf3 drew no pool page"
+ktap_diag "iperf3: ${out##*sender}"
+
+# The BQL test NIC (tn0 -> tn1 in its netns).
+tn_setup
+wput /sys/class/net/tn0/pp_frag_pool_pages 256 || fail "pool on tn0"
+share tn0 "" "test NIC" "" "$NS" 10.99.0.2 9620
+
+wput /sys/class/net/tn0/pp_frag_pool_pages 0 || fail "disable tn0"
+$IP netns exec ppa sh -c 'echo 0 > /sys/class/net/ppa0/pp_frag_pool_pages'
+unload_mod pp_frag
+check_taint
