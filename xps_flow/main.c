@@ -19,8 +19,15 @@
 #include <linux/string.h>
 
 #include <xnet/abi.h>
-#include <xnet/kernel/glue_impl.h>
 #include <xnet/xps_abi.h>
+/*
+ * KUnit (kunit/xps_flow_steer_test.c) includes this file with
+ * XPS_FLOW_KUNIT defined: the test object defines the C glue itself and
+ * calls xfl_start()/xfl_stop() around each case instead of module_init.
+ */
+#ifndef XPS_FLOW_KUNIT
+#include <xnet/kernel/glue_impl.h>
+#endif
 
 #include "xps_flow.h"
 
@@ -206,13 +213,13 @@ static struct notifier_block xfl_notifier = {
 	.notifier_call = xfl_netdev_event,
 };
 
-static int __init xps_flow_init(void)
+static int xfl_start(void)
 {
 	/* Replays NETDEV_REGISTER for every existing device, in every netns. */
 	return register_netdevice_notifier(&xfl_notifier);
 }
 
-static void __exit xps_flow_exit(void)
+static void xfl_stop(void)
 {
 	struct xfl_dev *xd, *tmp;
 
@@ -225,8 +232,20 @@ static void __exit xps_flow_exit(void)
 	rcu_barrier();	/* table frees queued by call_rcu() */
 }
 
+#ifndef XPS_FLOW_KUNIT
+static int __init xps_flow_init(void)
+{
+	return xfl_start();
+}
+
+static void __exit xps_flow_exit(void)
+{
+	xfl_stop();
+}
+
 module_init(xps_flow_init);
 module_exit(xps_flow_exit);
+#endif
 
 MODULE_DESCRIPTION("XPS transmit flow steering with BQL in-flight tracking");
 MODULE_LICENSE("GPL");

@@ -13,6 +13,7 @@
  *     delay_us=N     initial completion delay of every TX queue (0)
  *     depth=N        initial ring depth of every TX queue (1024)
  *     flow_entries=N wire flow table size, rounded up to a power of two
+ *     select_queue=1 devices get an ndo_select_queue (see Datapath)
  *   At runtime, like veth: "ip link add [NAME] [numtxqueues N] [numrxqueues
  *   N] type xnet_tnic" creates NAME (default tn%d) and its peer NAME+"p"
  *   (tn%d when NAME has a '%' or no room for the suffix). "ip link del"
@@ -21,8 +22,12 @@
  *   ip -d link shows the peer as the link (tn1@tn0).
  *
  * Datapath
- *   No ndo_select_queue: the core's netdev_pick_tx (XPS, then the skb hash)
- *   chooses the TX queue. ndo_start_xmit puts the skb on the queue's ring
+ *   No ndo_select_queue by default: the core's netdev_pick_tx (XPS, then
+ *   the skb hash) chooses the TX queue. With select_queue=1 (for tests of
+ *   code that chains a driver's select, e.g. xps_flow's; and in UML, which
+ *   has no XPS) devices are created with one: it proposes the queue set in
+ *   the device's select_txq (debugfs), else defers to netdev_pick_tx.
+ *   ndo_start_xmit puts the skb on the queue's ring
  *   (FIFO, at most "depth" packets; a full ring stops the queue, a packet
  *   offered to a full ring is returned NETDEV_TX_BUSY and counted, nothing
  *   is dropped) and reports skb->len to BQL (netdev_tx_sent_queue).
@@ -88,6 +93,8 @@
  *   tx-N/delay_us  rw  completion delay of TX queue N in us, 0..10000000
  *                (applies to packets queued from then on; FIFO order stays)
  *   tx-N/depth     rw  ring depth of TX queue N in packets, 1..16384
+ *   select_txq     rw  (select_queue=1 only) the queue ndo_select_queue
+ *                proposes, 0..txqs-1, or -1 (default): netdev_pick_tx
  *   A bad write fails with -EINVAL, logs a warning and changes nothing.
  *   The read-only files cannot seek: each open/read pass is one snapshot.
  *
@@ -162,6 +169,9 @@ MODULE_PARM_DESC(depth, "initial TX ring depth of every queue, packets");
 static unsigned int tn_flow_entries = 1024;
 module_param_named(flow_entries, tn_flow_entries, uint, 0444);
 MODULE_PARM_DESC(flow_entries, "wire flow table entries per device");
+static bool tn_select_queue;
+module_param_named(select_queue, tn_select_queue, bool, 0444);
+MODULE_PARM_DESC(select_queue, "devices get an ndo_select_queue (debugfs select_txq)");
 
 static struct dentry *tn_dbg_root;
 static atomic_t tn_ids = ATOMIC_INIT(0);
@@ -241,6 +251,7 @@ struct tn_priv {
 	struct tn_txq *txq;
 	struct tn_rxq *rxq;
 	unsigned int ntxq, nrxq;
+	int select_txq;			/* READ_ONCE/WRITE_ONCE; -1: none */
 	spinlock_t wire_lock;		/* w, flows, clock */
 	struct tn_wire w;
 	struct tn_flow *flows;
@@ -822,6 +833,7 @@ static int tn_dev_init(struct net_device *dev)
 	priv->ntxq = dev->num_tx_queues;
 	priv->nrxq = dev->num_rx_queues;
 	priv->nflows = tn_flow_entries;
+	priv->select_txq = -1;
 	priv->hash_seed = get_random_u32();
 	priv->id = atomic_inc_return(&tn_ids);
 	spin_lock_init(&priv->wire_lock);
@@ -886,17 +898,37 @@ static void tn_dev_free(struct net_device *dev)
 	tn_free_priv(netdev_priv(dev));
 }
 
+/* select_queue=1 only: the queue the test set, else the core's choice. */
+static u16 tn_select(struct net_device *dev, struct sk_buff *skb,
+		     struct net_device *sb_dev)
+{
+	struct tn_priv *priv = netdev_priv(dev);
+	int q = READ_ONCE(priv->select_txq);
+
+	if (q >= 0 && q < dev->real_num_tx_queues)
+		return q;
+	return netdev_pick_tx(dev, skb, sb_dev);
+}
+
+#define TN_NETDEV_OPS							\
+	.ndo_init		= tn_dev_init,				\
+	.ndo_uninit		= tn_dev_uninit,			\
+	.ndo_open		= tn_open,				\
+	.ndo_stop		= tn_stop,				\
+	.ndo_start_xmit		= tn_xmit,				\
+	.ndo_get_stats64	= dev_get_tstats64,			\
+	.ndo_set_mac_address	= eth_mac_addr,				\
+	.ndo_validate_addr	= eth_validate_addr,			\
+	.ndo_get_iflink		= tn_get_iflink
+
+/* By default no ndo_select_queue: netdev_pick_tx and XPS choose. */
 static const struct net_device_ops tn_netdev_ops = {
-	.ndo_init		= tn_dev_init,
-	.ndo_uninit		= tn_dev_uninit,
-	.ndo_open		= tn_open,
-	.ndo_stop		= tn_stop,
-	.ndo_start_xmit		= tn_xmit,
-	.ndo_get_stats64	= dev_get_tstats64,
-	.ndo_set_mac_address	= eth_mac_addr,
-	.ndo_validate_addr	= eth_validate_addr,
-	.ndo_get_iflink		= tn_get_iflink,
-	/* no ndo_select_queue: netdev_pick_tx and XPS choose */
+	TN_NETDEV_OPS,
+};
+
+static const struct net_device_ops tn_netdev_ops_select = {
+	TN_NETDEV_OPS,
+	.ndo_select_queue	= tn_select,
 };
 
 static void tn_get_drvinfo(struct net_device *dev,
@@ -917,7 +949,8 @@ static void tn_setup(struct net_device *dev)
 	dev->priv_flags &= ~IFF_TX_SKB_SHARING;
 	/* xmit takes BH locks: no netpoll (it may xmit from hard irq) */
 	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE | IFF_DISABLE_NETPOLL;
-	dev->netdev_ops = &tn_netdev_ops;
+	dev->netdev_ops = tn_select_queue ? &tn_netdev_ops_select :
+					    &tn_netdev_ops;
 	dev->ethtool_ops = &tn_ethtool_ops;
 	dev->needs_free_netdev = true;
 	dev->priv_destructor = tn_dev_free;
@@ -1052,8 +1085,11 @@ static struct rtnl_link_ops tn_link_ops = {
 	.get_num_rx_queues	= tn_get_num_rx_queues,
 };
 
-/* RTNL held: a device in init_net named tn%d, with a peer or without. */
-static int tn_create(bool with_peer)
+/*
+ * RTNL held: a device in init_net named tn%d, with a peer or without
+ * (its peer is the next tn%d). Returns the device or an ERR_PTR.
+ */
+static struct net_device *tn_create(bool with_peer)
 {
 	struct net_device *dev;
 	int err;
@@ -1061,13 +1097,15 @@ static int tn_create(bool with_peer)
 	dev = alloc_netdev_mqs(sizeof(struct tn_priv), "tn%d", NET_NAME_ENUM,
 			       tn_setup, tn_txqs, tn_rxqs);
 	if (!dev)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	dev->rtnl_link_ops = &tn_link_ops;
 	eth_hw_addr_random(dev);
 	err = tn_register(dev, with_peer ? "tn%d" : NULL);
-	if (err)
+	if (err) {
 		free_netdev(dev);
-	return err;
+		return ERR_PTR(err);
+	}
+	return dev;
 }
 
 /* ---- debugfs ----------------------------------------------------------- */
@@ -1352,6 +1390,55 @@ static const struct file_operations tn_depth_fops = {
 	.llseek	= default_llseek,
 };
 
+static ssize_t tn_select_read(struct file *file, char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct tn_priv *priv = file->private_data;
+	char buf[16];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "%d\n", READ_ONCE(priv->select_txq));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+/* A queue number, or -1: netdev_pick_tx decides. */
+static ssize_t tn_select_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	struct tn_priv *priv = file->private_data;
+	char buf[4];
+	int err;
+	u32 val;
+
+	if (count == 2 || count == 3) {
+		if (copy_from_user(buf, ubuf, count))
+			return -EFAULT;
+		buf[count] = '\0';
+		if (!strcmp(buf, "-1") || !strcmp(buf, "-1\n")) {
+			WRITE_ONCE(priv->select_txq, -1);
+			return count;
+		}
+	}
+	err = tn_parse_u32(ubuf, count, &val);
+	if (err == -EFAULT)
+		return err;
+	if (err || val >= priv->ntxq) {
+		pr_warn("%s: select_txq: invalid value (want -1 or 0..%u)\n",
+			priv->dev->name, priv->ntxq - 1);
+		return -EINVAL;
+	}
+	WRITE_ONCE(priv->select_txq, val);
+	return count;
+}
+
+static const struct file_operations tn_select_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= tn_select_read,
+	.write	= tn_select_write,
+	.llseek	= default_llseek,
+};
+
 static ssize_t tn_reset_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
@@ -1437,6 +1524,9 @@ static void tn_debugfs_init(struct tn_priv *priv)
 	debugfs_create_file("queues", 0444, d, priv, &tn_queues_fops);
 	debugfs_create_file("rx", 0444, d, priv, &tn_rx_fops);
 	debugfs_create_file("reset", 0200, d, priv, &tn_reset_fops);
+	if (priv->dev->netdev_ops == &tn_netdev_ops_select)
+		debugfs_create_file("select_txq", 0600, d, priv,
+				    &tn_select_fops);
 	for (i = 0; i < priv->ntxq; i++) {
 		snprintf(name, sizeof(name), "tx-%u", i);
 		qd = debugfs_create_dir(name, d);
@@ -1482,6 +1572,42 @@ static struct notifier_block tn_notifier = {
 
 /* ---- module ------------------------------------------------------------ */
 
+/*
+ * The link kind, the notifier and the debugfs root: what the module sets up
+ * before creating its devices, and KUnit (kunit/xps_flow_steer_test.c,
+ * which includes this file and creates devices with tn_create()) per suite.
+ */
+static int tn_start(void)
+{
+	int err;
+
+	tn_dbg_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	err = register_netdevice_notifier(&tn_notifier);
+	if (err)
+		goto err_dbg;
+	err = rtnl_link_register(&tn_link_ops);
+	if (err)
+		goto err_notifier;
+	return 0;
+
+err_notifier:
+	unregister_netdevice_notifier(&tn_notifier);
+err_dbg:
+	debugfs_remove_recursive(tn_dbg_root);
+	tn_dbg_root = NULL;
+	return err;
+}
+
+/* Deletes every device of this kind in every netns, then undoes tn_start. */
+static void tn_shutdown(void)
+{
+	rtnl_link_unregister(&tn_link_ops);
+	unregister_netdevice_notifier(&tn_notifier);
+	debugfs_remove_recursive(tn_dbg_root);
+	tn_dbg_root = NULL;
+}
+
+#ifndef XNET_TESTNIC_KUNIT
 static int __init tn_check_param(const char *name, unsigned int val,
 				 unsigned int min, unsigned int max)
 {
@@ -1511,42 +1637,28 @@ static int __init tn_init(void)
 	tn_flow_entries = roundup_pow_of_two(max(tn_flow_entries,
 						 TN_FLOWS_MIN));
 
-	tn_dbg_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	err = register_netdevice_notifier(&tn_notifier);
+	err = tn_start();
 	if (err)
-		goto err_dbg;
-	err = rtnl_link_register(&tn_link_ops);
-	if (err)
-		goto err_notifier;
-
+		return err;
 	rtnl_lock();
 	for (i = 0; i < tn_pairs + tn_singles && !err; i++)
-		err = tn_create(i < tn_pairs);
+		err = PTR_ERR_OR_ZERO(tn_create(i < tn_pairs));
 	rtnl_unlock();
 	if (err) {
 		pr_err("creating the devices failed: %d\n", err);
-		rtnl_link_unregister(&tn_link_ops);	/* deletes them all */
-		goto err_notifier;
+		tn_shutdown();
 	}
-	return 0;
-
-err_notifier:
-	unregister_netdevice_notifier(&tn_notifier);
-err_dbg:
-	debugfs_remove_recursive(tn_dbg_root);
 	return err;
 }
 
 static void __exit tn_exit(void)
 {
-	/* Deletes every device of this kind in every netns. */
-	rtnl_link_unregister(&tn_link_ops);
-	unregister_netdevice_notifier(&tn_notifier);
-	debugfs_remove_recursive(tn_dbg_root);
+	tn_shutdown();
 }
 
 module_init(tn_init);
 module_exit(tn_exit);
+#endif /* XNET_TESTNIC_KUNIT */
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("xnet test NIC: multi-queue software Ethernet with BQL, XPS and a reorder-counting wire");

@@ -1,0 +1,919 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite xps_flow_steer: xps_flow's datapath (xps_flow/main.c,
+ * steer.c, queues.c) on a real test NIC (tests/testnic/xnet_testnic.c: a
+ * peer pair with two TX queues, real BQL and a per-queue completion
+ * delay), with real skbs through dev_queue_xmit().
+ *
+ * One flow (test-header frames, xnet_testnic.h) is sent on tx-0, which
+ * completes late; then its proposed queue changes to tx-1. With the table
+ * on, the flow must stay on tx-0 (the NIC's per-queue counters and qdisc
+ * lengths show where each packet went) until tx-0's qdisc is empty and its
+ * BQL completion counter has reached the flow's head, and move with the
+ * first packet after that; the wire sees every packet, in order. With the
+ * table off the same sequence reorders. Also: resize, disable and module
+ * unload with packets in flight, device unregister while enabled.
+ *
+ * Where the proposal comes from:
+ * - UML is uniprocessor (no SMP, hence no CONFIG_XPS, no sender_cpu): the
+ *   test NIC is created with its optional ndo_select_queue (select_queue),
+ *   which proposes the queue the test writes to select_txq; xps_flow's
+ *   wrapper chains it like any driver's select.
+ * - With CONFIG_XPS (scripts/kunit.sh --arch x86_64: QEMU with 2 CPUs) the
+ *   *_xps cases use a NIC without a select, an XPS map CPU0 -> tx-0,
+ *   CPU1 -> tx-1, and send from a kthread bound to CPU 0, then CPU 1: the
+ *   sending CPU really changes and netdev_pick_tx() proposes. These cases
+ *   are compiled only there (not skipped in UML).
+ *
+ * Completions are driven by the test: tx-0's delay is 10 s, and release()
+ * makes chosen packets at the head of its ring due now, so "before" and
+ * "after" tx-0's completions pass the flow's head are exact states, not
+ * timing.
+ *
+ * The files are compiled into this translation unit (as nvme_tcp_prio_sock
+ * does), so the cases read the NIC's rings and counters and xps_flow's
+ * table and stats. XNET_TESTNIC_KUNIT and XPS_FLOW_KUNIT leave out their
+ * module_init/exit (and xps_flow's C glue, defined once per object by
+ * xnet_core_rt_test.c); the cases call tn_start()/tn_create() and
+ * xfl_start()/xfl_stop(), the bodies of those module inits and exits.
+ */
+#define XNET_TESTNIC_KUNIT
+#include "../tests/testnic/xnet_testnic.c"
+#define XPS_FLOW_KUNIT
+#include "../xps_flow/main.c"
+#include "../xps_flow/steer.c"
+#include "../xps_flow/queues.c"
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <net/addrconf.h>
+#include <net/sch_generic.h>
+
+#define SLOW_US		TN_DELAY_MAX_US	/* tx-0: nothing completes by itself */
+#define BURST		8
+#define FLOW_ID		7
+#define FLOW_HASH	0x5bd1e995u
+#define SETTLE_MS	5000
+
+enum propose {
+	PROPOSE_SELECT,		/* the test NIC's ndo_select_queue */
+	PROPOSE_XPS,		/* XPS map, sender bound to a CPU */
+};
+
+struct steer_test {
+	struct net_device *dev, *peer;	/* NULL once deleted */
+	struct tn_priv *priv;
+	enum propose how;
+	bool xfl;			/* xfl_start() done, no xfl_stop() yet */
+	u32 seq;			/* next sequence number of the flow */
+};
+
+/* ---- the NIC ------------------------------------------------------------ */
+
+struct txq_snap {
+	unsigned int ring;		/* packets on the driver's ring */
+	unsigned int qdisc;		/* packets in the queue's qdisc */
+	u64 sent, done;			/* handed to / completed by the driver */
+	u32 queued, completed;		/* BQL: dql.num_queued, num_completed */
+};
+
+static unsigned int qdisc_len(struct net_device *dev, unsigned int qi)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(dev, qi);
+	struct Qdisc *q;
+	unsigned int n;
+
+	rcu_read_lock_bh();
+	q = rcu_dereference_bh(txq->qdisc);
+	n = q ? qdisc_qlen_sum(q) : 0;
+	rcu_read_unlock_bh();
+	return n;
+}
+
+static struct txq_snap txq_snap(struct steer_test *t, unsigned int qi)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(t->dev, qi);
+	struct tn_txq *q = &t->priv->txq[qi];
+	struct txq_snap s;
+
+	spin_lock_bh(&q->lock);
+	s.ring = skb_queue_len(&q->ring);
+	s.sent = q->st.sent_pkts;
+	s.done = q->st.done_pkts;
+	spin_unlock_bh(&q->lock);
+	s.qdisc = qdisc_len(t->dev, qi);
+	s.queued = READ_ONCE(txq->dql.num_queued);
+	s.completed = READ_ONCE(txq->dql.num_completed);
+	return s;
+}
+
+static struct tn_wire wire_snap(struct steer_test *t)
+{
+	struct tn_wire w;
+
+	spin_lock_bh(&t->priv->wire_lock);
+	w = t->priv->w;
+	spin_unlock_bh(&t->priv->wire_lock);
+	return w;
+}
+
+static u64 peer_rx_pkts(struct steer_test *t)
+{
+	struct tn_rxq *rq = &((struct tn_priv *)netdev_priv(t->peer))->rxq[0];
+	u64 n;
+
+	spin_lock_bh(&rq->lock);
+	n = rq->st.pkts;
+	spin_unlock_bh(&rq->lock);
+	return n;
+}
+
+/* Make the first @n packets on tx-@qi's ring due now; how many there were. */
+static unsigned int release(struct steer_test *t, unsigned int qi,
+			    unsigned int n)
+{
+	struct tn_txq *q = &t->priv->txq[qi];
+	struct sk_buff *skb;
+	unsigned int i = 0;
+
+	spin_lock_bh(&q->lock);
+	skb_queue_walk(&q->ring, skb) {
+		if (i == n)
+			break;
+		TN_CB(skb)->due = 0;
+		i++;
+	}
+	spin_unlock_bh(&q->lock);
+	/* As the completion interrupt would (its hrtimer is 10 s away). */
+	local_bh_disable();
+	napi_schedule(&q->napi);
+	local_bh_enable();
+	return i;
+}
+
+/*
+ * Nothing left to happen on tx-@qi by itself: no due packet on the ring, no
+ * completion scheduled, and a qdisc that is empty or cannot send (BQL or
+ * the driver stopped the queue) and is not being run.
+ */
+static bool txq_settled(struct steer_test *t, unsigned int qi)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(t->dev, qi);
+	struct tn_txq *q = &t->priv->txq[qi];
+	bool due, busy;
+	struct sk_buff *skb;
+	struct Qdisc *qd;
+
+	if (test_bit(NAPI_STATE_SCHED, &q->napi.state))
+		return false;
+	spin_lock_bh(&q->lock);
+	skb = skb_peek(&q->ring);
+	due = skb && TN_CB(skb)->due <= ktime_get_ns();
+	spin_unlock_bh(&q->lock);
+	rcu_read_lock_bh();
+	qd = rcu_dereference_bh(txq->qdisc);
+	busy = qd && (qdisc_is_running(qd) ||
+		      (qdisc_qlen_sum(qd) && !netif_xmit_frozen_or_stopped(txq)));
+	rcu_read_unlock_bh();
+	return !due && !busy;
+}
+
+static bool rx_settled(struct steer_test *t)
+{
+	struct tn_rxq *rq = &((struct tn_priv *)netdev_priv(t->peer))->rxq[0];
+	bool empty;
+
+	spin_lock_bh(&rq->lock);
+	empty = skb_queue_empty(&rq->list);
+	spin_unlock_bh(&rq->lock);
+	return empty && !test_bit(NAPI_STATE_SCHED, &rq->napi.state);
+}
+
+/* Wait (bounded) until both TX queues and the peer's RX are settled. */
+static void settle(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	unsigned long end = jiffies + msecs_to_jiffies(SETTLE_MS);
+	int stable = 0;
+
+	/* Twice in a row: a completion may wake a qdisc in between. */
+	while (stable < 2) {
+		if (txq_settled(t, 0) && txq_settled(t, 1) && rx_settled(t))
+			stable++;
+		else
+			stable = 0;
+		KUNIT_ASSERT_TRUE_MSG(test, time_before(jiffies, end),
+				      "the NIC is still busy after %d ms",
+				      SETTLE_MS);
+		usleep_range(500, 1000);
+	}
+}
+
+/* Complete everything tx-@qi holds, ring and qdisc. */
+static void drain(struct kunit *test, unsigned int qi)
+{
+	struct steer_test *t = test->priv;
+	struct txq_snap s;
+	int i;
+
+	for (i = 0; i < 256; i++) {
+		settle(test);
+		s = txq_snap(t, qi);
+		if (!s.ring && !s.qdisc)
+			return;
+		release(t, qi, UINT_MAX);
+	}
+	KUNIT_FAIL(test, "tx-%u still holds packets", qi);
+}
+
+/* ---- the sender --------------------------------------------------------- */
+
+/* One test-header frame of the flow, the next seq, to the peer. */
+static int xmit_one(struct steer_test *t)
+{
+	struct net_device *dev = t->dev;
+	struct xnet_tn_seqhdr *h;
+	struct sk_buff *skb;
+	struct ethhdr *eth;
+
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + ETH_ZLEN, GFP_KERNEL);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	skb_reset_mac_header(skb);
+	eth = skb_put(skb, ETH_HLEN);
+	ether_addr_copy(eth->h_dest, t->peer->dev_addr);
+	ether_addr_copy(eth->h_source, dev->dev_addr);
+	eth->h_proto = htons(XNET_TN_ETH_P_SEQ);
+	skb_set_network_header(skb, ETH_HLEN);
+	h = skb_put(skb, sizeof(*h));
+	memcpy(h->magic, XNET_TN_SEQ_MAGIC, XNET_TN_SEQ_MAGIC_LEN);
+	h->flow = cpu_to_be32(FLOW_ID);
+	h->seq = cpu_to_be32(t->seq++);
+	skb_put_zero(skb, ETH_ZLEN - skb->len);
+	skb->dev = dev;
+	skb->protocol = htons(XNET_TN_ETH_P_SEQ);
+	/* What the flow table is indexed by (as a NIC's RSS hash would be). */
+	skb_set_hash(skb, FLOW_HASH, PKT_HASH_TYPE_L4);
+	return dev_queue_xmit(skb);
+}
+
+static int xmit_n(struct steer_test *t, unsigned int n)
+{
+	int ret = 0;
+
+	while (n-- && !ret)
+		ret = xmit_one(t);
+	return ret;
+}
+
+struct sender {
+	struct steer_test *t;
+	unsigned int n, cpu;
+	int ret;
+	bool wrong_cpu;
+	struct completion done;
+};
+
+static int sender_fn(void *arg)
+{
+	struct sender *s = arg;
+
+	s->wrong_cpu = raw_smp_processor_id() != s->cpu;
+	s->ret = xmit_n(s->t, s->n);
+	complete(&s->done);
+	return 0;
+}
+
+/*
+ * Send @n packets with tx-@queue proposed: through the NIC's select, or
+ * from a kthread bound to CPU @queue (XPS maps CPU N to tx-N).
+ */
+static void send(struct kunit *test, unsigned int queue, unsigned int n)
+{
+	struct steer_test *t = test->priv;
+	struct task_struct *task;
+	struct sender s = {
+		.t = t, .n = n, .cpu = queue,
+	};
+
+	if (t->how == PROPOSE_SELECT) {
+		WRITE_ONCE(t->priv->select_txq, queue);
+		KUNIT_ASSERT_EQ(test, xmit_n(t, n), NET_XMIT_SUCCESS);
+		return;
+	}
+	init_completion(&s.done);
+	task = kthread_create(sender_fn, &s, "xfl_send/%u", queue);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	kthread_bind(task, queue);
+	wake_up_process(task);
+	/* The kthread exits by itself right after complete(). */
+	wait_for_completion(&s.done);
+	KUNIT_ASSERT_FALSE(test, s.wrong_cpu);
+	KUNIT_ASSERT_EQ(test, s.ret, NET_XMIT_SUCCESS);
+}
+
+/* ---- xps_flow ----------------------------------------------------------- */
+
+static struct xfl_dev *xd_of(struct net_device *dev)
+{
+	struct xfl_dev *xd;
+
+	rtnl_lock();
+	xd = xfl_find(dev);
+	rtnl_unlock();
+	return xd;
+}
+
+static unsigned int nr_attached(void)
+{
+	struct xfl_dev *xd;
+	unsigned int n = 0;
+
+	rtnl_lock();
+	list_for_each_entry(xd, &xfl_devs, node)
+		n++;
+	rtnl_unlock();
+	return n;
+}
+
+/* What a write of @entries to xps_dev_flow_table_cnt does (0: off). */
+static int table(struct steer_test *t, u32 entries)
+{
+	struct xfl_dev *xd;
+	int err = 0;
+
+	rtnl_lock();
+	xd = xfl_find(t->dev);
+	if (!xd)
+		err = -ENODEV;
+	else if (entries)
+		err = xfl_enable(xd, entries);
+	else
+		xfl_disable(xd);
+	rtnl_unlock();
+	return err;
+}
+
+static u32 table_size(struct steer_test *t)
+{
+	struct xfl_dev *xd = xd_of(t->dev);
+	struct xfl_table *tb;
+	u32 n = 0;
+
+	rcu_read_lock();
+	tb = xd ? rcu_dereference(xd->table) : NULL;
+	if (tb)
+		n = tb->mask + 1;
+	rcu_read_unlock();
+	return n;
+}
+
+/* The flow's entry (0 when the table is off). */
+static u64 flow_entry(struct steer_test *t)
+{
+	struct xfl_dev *xd = xd_of(t->dev);
+	struct xfl_table *tb;
+	u64 e = 0;
+
+	rcu_read_lock();
+	tb = xd ? rcu_dereference(xd->table) : NULL;
+	if (tb)
+		e = READ_ONCE(tb->entries[FLOW_HASH & tb->mask]);
+	rcu_read_unlock();
+	return e;
+}
+
+static struct xfl_stats stats(struct steer_test *t)
+{
+	struct xfl_dev *xd = xd_of(t->dev);
+	struct xfl_stats sum = {};
+	int cpu;
+
+	if (!xd)
+		return sum;
+	for_each_possible_cpu(cpu) {
+		const struct xfl_stats *s = per_cpu_ptr(xd->stats, cpu);
+
+		sum.lookups += s->lookups;
+		sum.moves += s->moves;
+		sum.held += s->held;
+		sum.recorded += s->recorded;
+	}
+	return sum;
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+/*
+ * RTNL held, @dev down: no IPv6 on it (no router solicitations, MLD or DAD
+ * packets on the wire: every packet there is the test's).
+ */
+static void no_ipv6(struct net_device *dev)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	struct inet6_dev *idev = __in6_dev_get(dev);
+
+	if (idev)
+		idev->cnf.disable_ipv6 = 1;
+#endif
+}
+
+/* A pair tn<a> -> tn<b>, both up, xps_flow attached; tx-0 slow. */
+static void setup(struct kunit *test, enum propose how)
+{
+	struct steer_test *t = test->priv;
+	struct net_device *dev;
+	unsigned long end;
+	struct Qdisc *q;
+	int err;
+
+	t->how = how;
+	tn_txqs = 2;
+	tn_rxqs = 1;
+	tn_delay_us = 0;
+	tn_depth = 1024;
+	tn_select_queue = how == PROPOSE_SELECT;
+	rtnl_lock();
+	dev = tn_create(true);
+	if (IS_ERR(dev)) {
+		rtnl_unlock();
+		KUNIT_ASSERT_FAILURE(test, "tn_create: %ld", PTR_ERR(dev));
+	}
+	t->dev = dev;
+	t->priv = netdev_priv(dev);
+	t->peer = rtnl_dereference(t->priv->peer);
+	no_ipv6(dev);
+	no_ipv6(t->peer);
+	err = dev_open(dev, NULL) ?: dev_open(t->peer, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, dev->real_num_tx_queues, 2U);
+	/* Hot-added: xps_flow attached it from its notifier. */
+	KUNIT_ASSERT_NOT_NULL(test, xd_of(dev));
+	KUNIT_ASSERT_PTR_EQ(test, dev->netdev_ops,
+			    how == PROPOSE_SELECT ? &tn_netdev_ops_select :
+						    &tn_netdev_ops);
+	/*
+	 * The qdiscs go live with the carrier, from linkwatch (up to a
+	 * second later): wait for them.
+	 */
+	end = jiffies + 5 * HZ;
+	while (qdisc_tx_changing(dev) || qdisc_tx_changing(t->peer)) {
+		KUNIT_ASSERT_TRUE_MSG(test, time_before(jiffies, end),
+				      "qdiscs not active after 5 s");
+		msleep(20);
+	}
+	/* A FIFO per queue that drops nothing. */
+	rcu_read_lock_bh();
+	q = rcu_dereference_bh(netdev_get_tx_queue(dev, 0)->qdisc);
+	KUNIT_EXPECT_STREQ(test, q->ops->id, "pfifo_fast");
+	rcu_read_unlock_bh();
+	WRITE_ONCE(t->priv->txq[0].delay_us, SLOW_US);
+}
+
+static void delete_pair(struct steer_test *t)
+{
+	LIST_HEAD(list);
+
+	if (!t->dev)
+		return;
+	rtnl_lock();
+	tn_dellink(t->dev, &list);
+	unregister_netdevice_many(&list);
+	rtnl_unlock();
+	t->dev = NULL;
+	t->peer = NULL;
+	t->priv = NULL;
+}
+
+/* ---- scenarios ---------------------------------------------------------- */
+
+/* The flow is on tx-0 (A), then tx-1 is proposed (B): checked after B. */
+static void start_flow(struct kunit *test, bool table_on)
+{
+	struct steer_test *t = test->priv;
+	struct txq_snap s0, s1;
+	struct xfl_stats st;
+
+	if (table_on)
+		KUNIT_ASSERT_EQ(test, table(t, 8), 0);
+	send(test, 0, BURST);				/* A */
+	settle(test);
+	s0 = txq_snap(t, 0);
+	s1 = txq_snap(t, 1);
+	KUNIT_ASSERT_EQ(test, s0.ring + s0.qdisc, BURST);
+	/* BQL lets little onto the ring; the rest waits in the qdisc. */
+	KUNIT_EXPECT_GE(test, s0.ring, 1U);
+	KUNIT_EXPECT_GE(test, s0.qdisc, 1U);
+	KUNIT_ASSERT_EQ(test, s1.sent + s1.qdisc, 0ULL);
+	if (table_on) {
+		st = stats(t);
+		KUNIT_EXPECT_EQ(test, st.lookups, (u64)BURST);
+		KUNIT_EXPECT_EQ(test, st.held, 0ULL);
+		KUNIT_EXPECT_EQ(test, st.moves, 0ULL);
+		/* head: tx-0's enqueue counter after the flow's last xmit. */
+		KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(0, s0.queued));
+	}
+
+	send(test, 1, BURST);				/* B: tx-1 proposed */
+	settle(test);
+}
+
+/*
+ * Freeze tx-@qi (@on) as netif_tx_lock() does while a driver reconfigures:
+ * the qdisc keeps its packets (a dequeued one is requeued) until thawed.
+ */
+static void freeze(struct steer_test *t, unsigned int qi, bool on)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(t->dev, qi);
+
+	local_bh_disable();
+	__netif_tx_lock(txq, smp_processor_id());
+	if (on)
+		set_bit(__QUEUE_STATE_FROZEN, &txq->state);
+	else
+		clear_bit(__QUEUE_STATE_FROZEN, &txq->state);
+	__netif_tx_unlock(txq);
+	if (!on)
+		netif_schedule_queue(txq);
+	local_bh_enable();
+}
+
+/* One packet with tx-1 proposed must stay on tx-0. */
+static void expect_held(struct kunit *test, u64 held)
+{
+	struct steer_test *t = test->priv;
+	struct txq_snap s1;
+	struct xfl_stats st;
+
+	send(test, 1, 1);
+	settle(test);
+	st = stats(t);
+	KUNIT_EXPECT_EQ(test, st.held, held);
+	KUNIT_EXPECT_EQ(test, st.moves, 0ULL);
+	s1 = txq_snap(t, 1);
+	KUNIT_EXPECT_EQ(test, s1.sent + s1.qdisc, 0ULL);
+}
+
+/* Table on: held on tx-0 until its completions pass the head, then moves. */
+static void hold_then_move(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	unsigned int i, total;
+	struct txq_snap s0, s1;
+	struct xfl_stats st;
+	struct tn_wire w;
+	u64 held = BURST;
+
+	start_flow(test, true);
+	s0 = txq_snap(t, 0);
+	s1 = txq_snap(t, 1);
+	KUNIT_EXPECT_EQ(test, s0.ring + s0.qdisc, 2U * BURST);
+	KUNIT_EXPECT_EQ(test, s1.sent + s1.qdisc, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats(t).held, held);
+	KUNIT_EXPECT_EQ(test, stats(t).moves, 0ULL);
+	KUNIT_EXPECT_EQ(test, wire_snap(t).packets, 0ULL);
+
+	/*
+	 * BQL has completed the flow's head, but the qdisc still holds its
+	 * packets (the qdisc objection): the flow stays.
+	 */
+	freeze(t, 0, true);
+	release(t, 0, UINT_MAX);
+	settle(test);
+	s0 = txq_snap(t, 0);
+	KUNIT_EXPECT_EQ(test, s0.ring, 0U);
+	KUNIT_EXPECT_GE(test, s0.qdisc, 1U);
+	KUNIT_EXPECT_EQ(test, s0.completed, s0.queued);
+	KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(0, s0.queued));
+	expect_held(test, ++held);
+	freeze(t, 0, false);
+
+	/* Drain the qdisc onto the ring, one BQL window at a time. */
+	for (i = 0; txq_snap(t, 0).qdisc && i < 64; i++) {
+		release(t, 0, UINT_MAX);
+		settle(test);
+	}
+	s0 = txq_snap(t, 0);
+	KUNIT_ASSERT_EQ(test, s0.qdisc, 0U);
+	KUNIT_ASSERT_GE(test, s0.ring, 1U);
+
+	/* Qdisc empty, all but the ring's last packet completed: held. */
+	release(t, 0, s0.ring - 1);
+	settle(test);
+	s0 = txq_snap(t, 0);
+	KUNIT_ASSERT_EQ(test, s0.ring, 1U);
+	KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(0, s0.queued));
+	KUNIT_EXPECT_EQ(test, s0.queued - s0.completed, (u32)ETH_ZLEN);
+	expect_held(test, ++held);
+	s0 = txq_snap(t, 0);
+	KUNIT_EXPECT_EQ(test, s0.ring + s0.qdisc, 2U);
+
+	/* Everything completed: the next packet moves, and the flow stays. */
+	drain(test, 0);
+	s0 = txq_snap(t, 0);
+	KUNIT_ASSERT_EQ(test, s0.completed, s0.queued);
+	KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(0, s0.queued));
+	send(test, 1, 1);
+	settle(test);
+	st = stats(t);
+	KUNIT_EXPECT_EQ(test, st.moves, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.held, held);
+	s1 = txq_snap(t, 1);
+	KUNIT_EXPECT_EQ(test, s1.sent, 1ULL);
+	KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(1, s1.queued));
+	send(test, 1, BURST);
+	settle(test);
+	st = stats(t);
+	KUNIT_EXPECT_EQ(test, st.moves, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.held, held);
+	KUNIT_EXPECT_EQ(test, txq_snap(t, 1).sent, (u64)BURST + 1);
+
+	/* The wire and the peer saw every packet, in order. */
+	total = 3 * BURST + 3;
+	KUNIT_EXPECT_EQ(test, t->seq, total);
+	KUNIT_EXPECT_EQ(test, txq_snap(t, 0).done + txq_snap(t, 1).done,
+			(u64)total);
+	w = wire_snap(t);
+	KUNIT_EXPECT_EQ(test, w.packets, (u64)total);
+	KUNIT_EXPECT_EQ(test, w.test, (u64)total);
+	KUNIT_EXPECT_EQ(test, w.inorder, (u64)total);
+	KUNIT_EXPECT_EQ(test, w.reordered, 0ULL);
+	KUNIT_EXPECT_EQ(test, w.gaps, 0ULL);
+	KUNIT_EXPECT_EQ(test, w.delivered, (u64)total);
+	KUNIT_EXPECT_EQ(test, peer_rx_pkts(t), (u64)total);
+}
+
+/* Table off: B overtakes A on tx-1. */
+static void table_off_reorders(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct txq_snap s0, s1;
+	struct tn_wire w;
+
+	start_flow(test, false);
+	s0 = txq_snap(t, 0);
+	s1 = txq_snap(t, 1);
+	KUNIT_EXPECT_EQ(test, s0.ring + s0.qdisc, BURST);
+	KUNIT_EXPECT_EQ(test, s1.sent, (u64)BURST);
+	KUNIT_EXPECT_EQ(test, s1.done, (u64)BURST);
+	w = wire_snap(t);
+	KUNIT_EXPECT_EQ(test, w.packets, (u64)BURST);
+	KUNIT_EXPECT_EQ(test, w.reordered, 0ULL);
+
+	drain(test, 0);
+	settle(test);
+	w = wire_snap(t);
+	KUNIT_EXPECT_EQ(test, w.packets, 2ULL * BURST);
+	/* Every packet of A came after B's. */
+	KUNIT_EXPECT_EQ(test, w.reordered, (u64)BURST);
+	KUNIT_EXPECT_EQ(test, peer_rx_pkts(t), 2ULL * BURST);
+}
+
+/* ---- cases -------------------------------------------------------------- */
+
+static void xps_flow_steer_hold_then_move(struct kunit *test)
+{
+	setup(test, PROPOSE_SELECT);
+	hold_then_move(test);
+}
+
+static void xps_flow_steer_table_off_reorders(struct kunit *test)
+{
+	setup(test, PROPOSE_SELECT);
+	table_off_reorders(test);
+}
+
+#ifdef CONFIG_XPS
+/* XPS: CPU0 -> tx-0, CPU1 -> tx-1; the senders run on CPU 0, then 1. */
+static void xps_setup(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+
+	KUNIT_ASSERT_GE(test, num_online_cpus(), 2U);
+	setup(test, PROPOSE_XPS);
+	KUNIT_ASSERT_EQ(test, netif_set_xps_queue(t->dev, cpumask_of(0), 0), 0);
+	KUNIT_ASSERT_EQ(test, netif_set_xps_queue(t->dev, cpumask_of(1), 1), 0);
+}
+
+static void xps_flow_steer_hold_then_move_xps(struct kunit *test)
+{
+	xps_setup(test);
+	hold_then_move(test);
+}
+
+static void xps_flow_steer_table_off_reorders_xps(struct kunit *test)
+{
+	xps_setup(test);
+	table_off_reorders(test);
+}
+#endif
+
+/* Resize with packets in flight: the wrapper stays, nothing is lost. */
+static void xps_flow_steer_resize_in_flight(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct xfl_dev *xd;
+	struct tn_wire w;
+
+	setup(test, PROPOSE_SELECT);
+	start_flow(test, true);
+	KUNIT_ASSERT_EQ(test, stats(t).held, (u64)BURST);
+	KUNIT_ASSERT_EQ(test, table(t, 64), 0);
+	xd = xd_of(t->dev);
+	KUNIT_EXPECT_EQ(test, table_size(t), 64U);
+	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, xd->ops);
+	KUNIT_EXPECT_PTR_EQ(test, xd->orig_ops, &tn_netdev_ops_select);
+	release(t, 0, 1);
+	settle(test);
+	KUNIT_ASSERT_EQ(test, table(t, 2), 0);
+	KUNIT_EXPECT_EQ(test, table_size(t), 2U);
+	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, xd->ops);
+	send(test, 0, BURST);
+	drain(test, 0);
+	drain(test, 1);
+	w = wire_snap(t);
+	KUNIT_EXPECT_EQ(test, w.packets, 3ULL * BURST);
+	KUNIT_EXPECT_EQ(test, w.reordered, 0ULL);
+	KUNIT_EXPECT_EQ(test, peer_rx_pkts(t), 3ULL * BURST);
+	/* The new table recorded the flow again. */
+	KUNIT_EXPECT_EQ(test, flow_entry(t),
+			xnet_xps_pack(0, txq_snap(t, 0).queued));
+}
+
+/* Off with packets in flight: the device's own ops back at once. */
+static void xps_flow_steer_disable_in_flight(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct xfl_stats st;
+	struct tn_wire w;
+
+	setup(test, PROPOSE_SELECT);
+	start_flow(test, true);
+	KUNIT_ASSERT_EQ(test, table(t, 0), 0);
+	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, &tn_netdev_ops_select);
+	KUNIT_EXPECT_EQ(test, table_size(t), 0U);
+	KUNIT_EXPECT_EQ(test, flow_entry(t), 0ULL);
+	KUNIT_EXPECT_NOT_NULL(test, xd_of(t->dev));	/* still attached */
+	st = stats(t);
+
+	/* Not steered any more: the proposal goes through at once. */
+	send(test, 1, BURST);
+	settle(test);
+	KUNIT_EXPECT_EQ(test, txq_snap(t, 1).sent, (u64)BURST);
+	KUNIT_EXPECT_EQ(test, stats(t).lookups, st.lookups);
+	drain(test, 0);
+	w = wire_snap(t);
+	KUNIT_EXPECT_EQ(test, w.packets, 3ULL * BURST);
+	KUNIT_EXPECT_EQ(test, peer_rx_pkts(t), 3ULL * BURST);
+	/* A and B were held on tx-0 and came after the last burst. */
+	KUNIT_EXPECT_EQ(test, w.reordered, 2ULL * BURST);
+
+	/* And on again. */
+	KUNIT_ASSERT_EQ(test, table(t, 8), 0);
+	KUNIT_EXPECT_PTR_NE(test, t->dev->netdev_ops, &tn_netdev_ops_select);
+}
+
+/* rmmod xps_flow while steering with packets in flight. */
+static void xps_flow_steer_unload_in_flight(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct tn_wire w;
+
+	setup(test, PROPOSE_SELECT);
+	start_flow(test, true);
+	xfl_stop();
+	t->xfl = false;
+	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, &tn_netdev_ops_select);
+	KUNIT_EXPECT_EQ(test, nr_attached(), 0U);
+	KUNIT_EXPECT_TRUE(test, hash_empty(xfl_hash));
+	drain(test, 0);
+	send(test, 1, BURST);
+	settle(test);
+	w = wire_snap(t);
+	KUNIT_EXPECT_EQ(test, w.packets, 3ULL * BURST);
+	KUNIT_EXPECT_EQ(test, w.reordered, 0ULL);
+	KUNIT_EXPECT_EQ(test, txq_snap(t, 1).sent, (u64)BURST);
+}
+
+struct unreg_watch {
+	struct notifier_block nb;
+	struct net_device *dev;
+	bool seen;
+	const struct net_device_ops *ops;	/* at NETDEV_UNREGISTER */
+	bool attached;				/* xps_flow still had it */
+};
+
+/* Registered after xps_flow's notifier: runs after it. */
+static int unreg_event(struct notifier_block *nb, unsigned long event,
+		       void *ptr)
+{
+	struct unreg_watch *w = container_of(nb, struct unreg_watch, nb);
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+
+	if (event != NETDEV_UNREGISTER || dev != w->dev || w->seen)
+		return NOTIFY_DONE;
+	w->seen = true;
+	w->ops = dev->netdev_ops;
+	w->attached = xfl_find(dev);
+	return NOTIFY_DONE;
+}
+
+/* ip link del while steering, packets in the qdisc and on the ring. */
+static void xps_flow_steer_unregister_enabled(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct unreg_watch w = {
+		.nb.notifier_call = unreg_event,
+	};
+	unsigned int before;
+
+	setup(test, PROPOSE_SELECT);
+	start_flow(test, true);
+	before = nr_attached();
+	KUNIT_ASSERT_GE(test, before, 2U);	/* both ends */
+	w.dev = t->dev;
+	KUNIT_ASSERT_EQ(test, register_netdevice_notifier(&w.nb), 0);
+	delete_pair(t);
+	w.dev = NULL;
+	unregister_netdevice_notifier(&w.nb);
+	KUNIT_EXPECT_TRUE(test, w.seen);
+	KUNIT_EXPECT_PTR_EQ(test, w.ops, &tn_netdev_ops_select);
+	KUNIT_EXPECT_FALSE(test, w.attached);
+	KUNIT_EXPECT_EQ(test, nr_attached(), before - 2);
+	rcu_barrier();	/* the table's free, if any, ran */
+}
+
+/* ---- suite -------------------------------------------------------------- */
+
+static int xps_flow_steer_init(struct kunit *test)
+{
+	struct steer_test *t;
+	int err;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	test->priv = t;
+	if (nr_attached())
+		return -EBUSY;
+	err = xfl_start();	/* the module's load */
+	if (err)
+		return err;
+	t->xfl = true;
+	return 0;
+}
+
+static void xps_flow_steer_exit(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+
+	if (!t)
+		return;
+	delete_pair(t);
+	if (t->xfl)
+		xfl_stop();
+	/* Nothing left attached, in the list or the lookup hash. */
+	KUNIT_EXPECT_EQ(test, nr_attached(), 0U);
+	KUNIT_EXPECT_TRUE(test, hash_empty(xfl_hash));
+}
+
+static int xps_flow_steer_suite_init(struct kunit_suite *suite)
+{
+	return tn_start();
+}
+
+static void xps_flow_steer_suite_exit(struct kunit_suite *suite)
+{
+	tn_shutdown();
+	tn_select_queue = false;
+}
+
+static struct kunit_case xps_flow_steer_cases[] = {
+	KUNIT_CASE(xps_flow_steer_hold_then_move),
+	KUNIT_CASE(xps_flow_steer_table_off_reorders),
+#ifdef CONFIG_XPS
+	KUNIT_CASE(xps_flow_steer_hold_then_move_xps),
+	KUNIT_CASE(xps_flow_steer_table_off_reorders_xps),
+#endif
+	KUNIT_CASE(xps_flow_steer_resize_in_flight),
+	KUNIT_CASE(xps_flow_steer_disable_in_flight),
+	KUNIT_CASE(xps_flow_steer_unload_in_flight),
+	KUNIT_CASE(xps_flow_steer_unregister_enabled),
+	{}
+};
+
+static struct kunit_suite xps_flow_steer_suite = {
+	.name = "xps_flow_steer",
+	.suite_init = xps_flow_steer_suite_init,
+	.suite_exit = xps_flow_steer_suite_exit,
+	.init = xps_flow_steer_init,
+	.exit = xps_flow_steer_exit,
+	.test_cases = xps_flow_steer_cases,
+};
+
+kunit_test_suite(xps_flow_steer_suite);
