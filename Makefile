@@ -16,6 +16,7 @@
 #   make sparse          make C=2 (sparse on every C file)
 #   make bench-nvme      NVMe/TCP priority off vs on, tables in build/bench/nvme.md
 #   make bench-xps       xps_flow off vs on, tables in build/bench/xps.md
+#   make bench-pp        pp_frag off vs on (and MSG_ZEROCOPY), tables in build/bench/pp.md
 #   make setup           install the Debian packages all of this needs
 
 SHELL := /bin/bash
@@ -34,7 +35,7 @@ MODULES := nvme_tcp_prio nvmet_tcp_prio xps_flow pp_frag
 KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT)
 
 .PHONY: all modules install clean setup check demo test-user kunit vmtest testnic \
-	check-build style sparse vmtest-selftest bench-nvme bench-xps
+	check-build style sparse vmtest-selftest bench-nvme bench-xps bench-pp
 
 all: modules
 
@@ -105,6 +106,9 @@ bench-nvme: modules
 
 bench-xps: modules testnic
 	$(ROOT)/scripts/bench-xps.sh --kernel /boot/vmlinuz-$(KVER)
+
+bench-pp: modules testnic
+	$(ROOT)/scripts/bench-pp.sh --kernel /boot/vmlinuz-$(KVER)
 
 demo:
 	$(ROOT)/scripts/setup.sh
