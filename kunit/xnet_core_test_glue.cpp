@@ -448,3 +448,6 @@ extern "C" unsigned long xnet_test_inet_put_uint(unsigned long long v,
 
 /* ---- XPS flow steering: the decision's C ABI (xps_flow_decide suite) ---- */
 #include <xnet/xps_abi_impl.hpp>
+
+/* ---- pp_frag: the page-frag pool's C ABI (pp_frag_pool suite) ---- */
+#include <xnet/frag_abi_impl.hpp>
