@@ -174,3 +174,115 @@ tn_fwd_setup() {
 	$IP -n $NS route add 10.98.0.0/24 via 10.99.0.1
 	wput /proc/sys/net/ipv4/ip_forward 1 || fail "ip_forward"
 }
+
+# ---------------------------------------------------------------- testpmd
+# DPDK testpmd (Debian's dpdk-dev, 22.11) with net_af_packet ports on the
+# test NIC. EAL dlopens every PMD of its plugin directory (256 libraries
+# with their dependencies: ~25 s per start under TCG over 9p);
+# tp_plugins_min hides that directory behind one holding only the three
+# plugins used here. It mounts, so it refuses to run outside a private
+# mount namespace (start the test under "unshare -m"): the mounts vanish
+# with the test.
+TP=/usr/bin/dpdk-testpmd
+TP_PMDS=/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0
+TP_ALL=/mnt/xnet-dpdk/all
+
+tp_plugins_min() {
+	local self init
+	self=$(readlink /proc/self/ns/mnt)
+	init=$(readlink /proc/1/ns/mnt)
+	[ "$self" != "$init" ] || fail "tp_plugins_min: not in a private mount namespace"
+	[ -x $TP ] || fail "$TP missing (Debian package dpdk-dev; scripts/setup.sh)"
+	/bin/mount -t tmpfs -o mode=755 xnet-dpdk /mnt || fail "tmpfs on /mnt"
+	/bin/mkdir -p $TP_ALL /mnt/xnet-dpdk/min
+	/bin/mount --bind $TP_PMDS $TP_ALL || fail "bind $TP_PMDS"
+	/bin/ln -s $TP_ALL/librte_{net_af_packet,mempool_ring,bus_vdev}.so.23.0 /mnt/xnet-dpdk/min/
+	/bin/mount --bind /mnt/xnet-dpdk/min $TP_PMDS || fail "bind over $TP_PMDS"
+}
+
+# tp_start OUT EAL-AND-APP-ARGS...: start testpmd (non-interactive, main
+# lcore on CPU 0, one forwarding lcore starting on CPU 1; stdout line
+# buffered; its stdin is a fifo held open by this shell, closing it makes
+# testpmd stop and print its statistics). Waits until forwarding runs
+# ("Press enter to exit"): TP_PID, TP_TID (the forwarding lcore's thread).
+tp_ready() {
+	local t c
+	kill -0 "$TP_PID" 2>/dev/null || return 0 # tp_start reports it
+	[[ $(<"$TP_OUT") == *"Press enter to exit"* ]] || return 1
+	for t in /proc/"$TP_PID"/task/*; do
+		read -r c 2>/dev/null <"$t/comm" || continue
+		[ "$c" != rte-worker-1 ] || TP_TID=${t##*/}
+	done
+	[ -n "$TP_TID" ]
+}
+
+tp_start() {
+	TP_OUT=$1
+	shift
+	: >"$TP_OUT"
+	[ -p "$XNET_TMP/tp.in" ] || /usr/bin/mkfifo "$XNET_TMP/tp.in"
+	LD_LIBRARY_PATH=$TP_ALL /usr/bin/stdbuf -oL $TP --no-huge -m 32 --no-pci \
+		--no-telemetry --no-shconf -l 0,1 "$@" <"$XNET_TMP/tp.in" >"$TP_OUT" 2>&1 &
+	TP_PID=$!
+	exec {TP_FD}>"$XNET_TMP/tp.in"
+	TP_TID=''
+	if ! wait_until 60 tp_ready || ! kill -0 "$TP_PID" 2>/dev/null; then
+		exec {TP_FD}>&-
+		wait_pid "$TP_PID" 10 || kill "$TP_PID"
+		fail "testpmd did not start forwarding: $(<"$TP_OUT")"
+	fi
+}
+
+# tp_stop: end testpmd (stop first every background process started after
+# tp_start: they hold the fifo open too); TPS[port.RX-packets], TPS[port.TX-dropped], ...
+declare -A TPS
+tp_stop() {
+	local port='' k v
+	local -a f
+	exec {TP_FD}>&-
+	if ! wait_pid "$TP_PID" 30; then
+		local wchan=?
+		[ -z "$TP_TID" ] || read -r wchan <"/proc/$TP_PID/task/$TP_TID/wchan" || true
+		kill "$TP_PID"
+		fail "testpmd did not exit (forwarding lcore in '$wchan')"
+	fi
+	wait "$TP_PID" || fail "testpmd exit status $?: $(<"$TP_OUT")"
+	TPS=()
+	while read -r -a f; do
+		if [[ ${f[*]} == *"Forward statistics for port"* ]]; then
+			port=${f[5]}
+		elif [ -n "$port" ] && [[ ${f[0]:-} == [RT]X-packets: ]]; then
+			for k in 0 2 4; do
+				v=${f[k]%:}
+				TPS[$port.$v]=${f[k + 1]}
+			done
+		elif [[ ${f[0]:-} == ++++* ]]; then
+			port=''
+		fi
+	done <"$TP_OUT"
+}
+
+# TP_MOVER: python -c script, argument TID: moves thread TID between CPU 0
+# and CPU 1 every 200 ms while /proc/TID exists or until SIGTERM; prints
+# "moving" once its SIGTERM handler is in place, at the end
+# "moves=N cpus_seen=LIST" (the CPUs TID was seen running on).
+TP_MOVER='
+import os, signal, sys, time
+tid = int(sys.argv[1]); moves = 0; seen = set(); err = ""
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+print("moving", flush=True)
+def cpu():
+    with open("/proc/%d/stat" % tid) as f:
+        return int(f.read().rsplit(")", 1)[1].split()[36])
+try:
+    while True:
+        os.sched_setaffinity(tid, {moves % 2})
+        moves += 1
+        time.sleep(0.2)
+        seen.add(cpu())
+except OSError as e:
+    err = " (%s)" % e
+except SystemExit:
+    pass
+print("moves=%d cpus_seen=%s%s" % (moves, ",".join(map(str, sorted(seen))), err))
+'
