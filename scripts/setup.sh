@@ -15,7 +15,9 @@ PKGS_BUILD="make gcc g++ libc6-dev binutils kmod bc flex bison libelf-dev libssl
 PKGS_TEST="libgtest-dev googletest linux-source-6.1 sparse perl shellcheck qemu-system-x86
 	busybox-static"
 # Tools used inside the guest (the guest runs the host's root filesystem).
-PKGS_GUEST="iproute2 ethtool nvme-cli fio iperf3 procps util-linux"
+# dpdk-dev holds dpdk-testpmd (the dpdk package only the runtime libraries).
+PKGS_GUEST="iproute2 ethtool nvme-cli fio iperf3 procps util-linux
+	dpdk-dev"
 
 want="$PKGS_BUILD $PKGS_TEST $PKGS_GUEST"
 
