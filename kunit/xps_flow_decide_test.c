@@ -8,6 +8,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 
 #include <xnet/abi.h>
@@ -99,7 +100,7 @@ static void xps_flow_decide_concurrent_entries(struct kunit *test)
 {
 	struct xps_flow_race w[2] = {};
 	struct task_struct *t;
-	unsigned long seen = 0, torn = 0, i;
+	unsigned long seen = 0, torn = 0, i, end;
 	int k;
 
 	for (k = 0; k < 2; k++) {
@@ -109,6 +110,15 @@ static void xps_flow_decide_concurrent_entries(struct kunit *test)
 	for (k = 0; k < 2; k++) {
 		t = kthread_run(xps_flow_writer, &w[k], "xps_flow_w%d", k);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	/*
+	 * Both writers running first: on SMP (under TCG) the loop below can
+	 * end before they are scheduled at all.
+	 */
+	end = jiffies + 5 * HZ;
+	for (k = 0; k < 2; k++) {
+		while (!READ_ONCE(w[k].entry) && time_before(jiffies, end))
+			cond_resched();
 	}
 	for (i = 0; i < 200000; i++) {
 		u64 e = READ_ONCE(w[i & 1].entry);

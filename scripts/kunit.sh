@@ -3,9 +3,11 @@
 #
 # KUnit tier: run the suites in kunit/ in a UML kernel built by kunit.py.
 #
-#   scripts/kunit.sh [GLOB]     build (incrementally) and run; GLOB is
+#   scripts/kunit.sh [--arch ARCH] [GLOB]
+#                               build (incrementally) and run; GLOB is
 #                               kunit.py's filter, e.g. 'xnet_core_parse*'
-#                               or 'xnet_core_rt.*atomic*'
+#                               or 'xnet_core_rt.*atomic*'; ARCH is um
+#                               (default) or x86_64 (QEMU TCG, 2 CPUs)
 #   scripts/kunit.sh --unhook   remove the project from the kernel tree
 #
 # The kernel tree is Debian's linux-source-6.1, extracted once into
@@ -14,6 +16,13 @@
 # so the tier tests the checkout it is run from), one `source` line in
 # drivers/misc/Kconfig and one `obj-` line in drivers/misc/Makefile. The
 # tree itself stays clean: kunit.py builds into <cache>/kunit-build.
+#
+# --arch x86_64 builds an x86_64 kernel (<cache>/kunit-build-x86_64, with
+# kunit/x86_64.kunitconfig added: SMP, hence XPS) and boots it under QEMU
+# with 2 CPUs (TCG: kunit.py never uses KVM). The cases that need a real
+# CPU change (XPS maps, a sender bound to one CPU then another) are only
+# compiled where CONFIG_XPS is on, so the two runs have different case
+# lists; both must pass. Results then go to build/kunit-x86_64/.
 #
 # Results: build/kunit/ in this checkout (kunit.out: kunit.py's output,
 # test.log: the raw kernel log with the KTAP, results.json: kunit.py's JSON).
@@ -41,7 +50,7 @@ die() {
 }
 
 usage() {
-	sed -n '4,9s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '4,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 # Append @line to @file unless it is already there (as a whole line).
@@ -125,6 +134,26 @@ EOF
 }
 
 glob=
+arch=um
+if [ "${1:-}" = --arch ]; then
+	[ $# -ge 2 ] || die "--arch needs um or x86_64"
+	arch=$2
+	shift 2
+elif [[ "${1:-}" == --arch=* ]]; then
+	arch=${1#--arch=}
+	shift
+fi
+case "$arch" in
+um) ;;
+x86_64)
+	BUILD_DIR=$CACHE/kunit-build-x86_64
+	OUT=$ROOT/build/kunit-x86_64
+	;;
+*)
+	die "unknown --arch '$arch' (um or x86_64)"
+	;;
+esac
+
 case "${1:-}" in
 -h|--help)
 	usage
@@ -170,6 +199,14 @@ args=(run
 	--build_dir="$BUILD_DIR"
 	--jobs="$(nproc)"
 	--json="$OUT/results.json")
+if [ "$arch" = x86_64 ]; then
+	# TCG (no KVM here): boot and the suites take ~1 min, far more when
+	# the machine is busy.
+	args+=(--arch=x86_64
+		--kunitconfig="$ROOT/kunit/x86_64.kunitconfig"
+		--qemu_args="-smp 2 -cpu max -accel tcg,thread=multi"
+		--timeout=900)
+fi
 [ -n "$glob" ] && args+=("$glob")
 
 # kunit.py must not write __pycache__ into the tree; it calls `stty sane`
