@@ -7,9 +7,11 @@
  * Releasing a pool page = dropping the pool's references: bias - 1 with
  * page_ref_sub() (at least one stays ours), then put_page(). An idle page
  * is freed right there; a page the stack still refers to is freed by
- * whoever drops the last reference, like any other frag page. A page with
- * a driver's DMA mapping must not be unmapped while the device may still
- * read it: such busy pages become orphans, released by a worker once idle.
+ * whoever drops the last reference, like any other frag page. When a
+ * pool goes, its busy pages become orphans, released by a worker once idle
+ * (a driver's DMA mapping must outlive the device's reads); at rmmod those
+ * still busy after a grace time are handed to the stack (freed by their
+ * last put).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -279,16 +281,19 @@ struct ppf_pool *ppf_pool_create(struct net_device *dev, unsigned int pages)
 	return pool;
 }
 
-/* A busy page with a DMA mapping waits for the worker; others go now. */
-static void ppf_page_retire(struct ppf_pool *pool, struct xnet_frag_slot *slot,
-			    struct device *dma_dev)
+/*
+ * An idle page goes now; a busy one (in flight, or in some socket's
+ * page_frag) becomes an orphan, released by the worker once idle — so the
+ * pages a pool ever took are all given back by pp_frag itself, and a
+ * driver's DMA mapping is never dropped while the device may still read
+ * the page.
+ */
+static void ppf_page_retire(struct xnet_frag_slot *slot, struct device *dma_dev)
 {
 	struct page *page = slot->page;
 	struct ppf_orphan *o;
 
-	if (page_ref_count(page) == slot->bias || !slot->dma || !dma_dev) {
-		if (page_ref_count(page) != slot->bias)
-			atomic_long_inc(&ppf_handed_over);	/* freed by its last put */
+	if (page_ref_count(page) == slot->bias) {
 		ppf_page_release(page, slot->bias, slot->order, dma_dev, slot->dma);
 		return;
 	}
@@ -300,7 +305,7 @@ static void ppf_page_retire(struct ppf_pool *pool, struct xnet_frag_slot *slot,
 		return;
 	}
 	o->page = page;
-	o->dma_dev = dma_dev;
+	o->dma_dev = slot->dma ? dma_dev : NULL;
 	o->dma = slot->dma;
 	o->bias = slot->bias;
 	o->order = slot->order;
@@ -324,7 +329,7 @@ void ppf_pool_destroy(struct ppf_pool *pool)
 		struct xnet_frag_slot *slot = &pool->slots[i];
 
 		if (slot->state != XNET_FRAG_UNUSED)
-			ppf_page_retire(pool, slot, dma_dev);
+			ppf_page_retire(slot, dma_dev);
 	}
 	xa_destroy(&pool->dma_pages);
 	free_percpu(pool->stats);

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Helpers for the pp_frag guest tests (source after lib.sh).
+# Helpers for the pp_frag guest tests (source after lib.sh). Results for the
+# caller: R, PS, PG, XFER_LINE.
+# shellcheck disable=SC2034
 
 IP=/sbin/ip
 PY=/usr/bin/python3
@@ -9,6 +11,21 @@ PPS=$XNET_SRC/tests/pp/pp_stream.py
 PPG=/sys/kernel/debug/pp_frag/global
 
 wput() { { printf '%s\n' "$2" >"$1"; } 2>/dev/null; }
+# nsleep SECS: sleep without an exec (lib_testnic.sh has the same).
+declare -F nsleep >/dev/null || nsleep() {
+	[ -n "${_sfd:-}" ] || exec {_sfd}<> <(:)
+	read -r -t "$1" -u "$_sfd" _ || true
+}
+
+# wait_until SECS CMD...: poll CMD every 50 ms (lib_testnic.sh has the same).
+declare -F wait_until >/dev/null || wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	while ! "$@"; do
+		[ $SECONDS -lt $end ] || return 1
+		nsleep 0.05
+	done
+}
 
 # pp_pages DEV: the pool bound of DEV (in $R).
 pp_pages() { read -r R </sys/class/net/"$1"/pp_frag_pool_pages; }
@@ -86,16 +103,16 @@ pp_xfer() {
 	XFER_LINE=$sout
 }
 
-# wait_for_line FILE WORD: up to 10 s for WORD to appear in FILE.
+# wait_for_line FILE WORD: up to 30 s (TCG, a busy host) for WORD in FILE.
 wait_for_line() {
 	local i l
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 300; i++)); do
 		if [ -s "$1" ]; then
 			while read -r l; do
 				[ "$l" = "$2" ] && return 0
 			done <"$1"
 		fi
-		read -r -t 0.1 <> <(:) || true
+		nsleep 0.1
 	done
 	return 1
 }

@@ -1,0 +1,161 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vmtest: cpus=2 timeout=600
+#
+# Pools coming and going under load: a checksummed stream keeps flowing
+# (and arrives intact) while its device's pool is resized, disabled and
+# re-enabled, and while pp_frag is removed; a disabled pool owns no page;
+# free memory is back to its baseline afterwards (/proc/vmstat). Memory
+# pressure: the shrinker gives idle pool pages back (drop_caches, and
+# real pressure from a process filling memory).
+set -euo pipefail
+# shellcheck source=tests/vm/lib.sh
+. "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
+# shellcheck source=tests/vm/lib_pp.sh
+. "$XNET_SRC/tests/vm/lib_pp.sh"
+
+cleanup() {
+	pp_veth_cleanup
+	! mod_loaded pp_frag || /sbin/rmmod pp_frag 2>/dev/null || true
+}
+trap cleanup EXIT
+
+POOL=/sys/class/net/ppa0/pp_frag_pool_pages
+pool() { $IP netns exec ppa sh -c "echo $1 > $POOL" || fail "pool $1"; }
+
+# fill_memory MB: a process takes memory until MemAvailable < MB, then exits.
+fill_memory() {
+	$PY - "$1" <<'PYEOF' || fail "memory filler"
+import sys, time
+def avail():
+    for l in open("/proc/meminfo"):
+        if l.startswith("MemAvailable:"):
+            return int(l.split()[1]) // 1024
+hold = []
+while avail() > int(sys.argv[1]):
+    b = bytearray(16 << 20)
+    b[::4096] = b"\1" * len(range(0, len(b), 4096))   # touch every page
+    hold.append(b)
+time.sleep(0.3)
+PYEOF
+}
+
+# free_baseline: with the page cache and reclaimable slabs dropped, the free
+# pages, counting those on per-CPU lists (/proc/zoneinfo), plus the slab
+# pages (caches of skbs and sockets grow with traffic, not a leak), in $R.
+free_baseline() {
+	wput /proc/sys/vm/drop_caches 3 || fail drop_caches
+	local l k v n=0
+	while read -r l; do
+		case $l in
+		"pages free "*) n=$((n + ${l##* })) ;;
+		"count: "*) n=$((n + ${l##* })) ;;
+		esac
+	done </proc/zoneinfo
+	while read -r k v; do
+		case $k in
+		nr_slab_reclaimable_B | nr_slab_unreclaimable_B) n=$((n + v)) ;;
+		esac
+	done </proc/vmstat
+	R=$n
+}
+
+# stream PORT BYTES: a checksummed stream from ppa to ppb in the background
+# (wait with stream_end).
+stream() {
+	SOUT=$XNET_TMP/send.$1 ROUT=$XNET_TMP/recv.$1 SBYTES=$2
+	$IP netns exec ppb $PY "$PPS" recv "$1" --bind 10.97.0.2 >"$ROUT" 2>&1 &
+	RPID=$!
+	wait_for_line "$ROUT" listening || fail "receiver did not start: $(<"$ROUT")"
+	$IP netns exec ppa $PY "$PPS" send 10.97.0.2 "$1" --bytes "$2" \
+		--write 65536,4096,300000 >"$SOUT" 2>&1 &
+	SPID=$!
+}
+
+stream_end() {
+	local sline rline ssum
+	wait $SPID || fail "sender: $(<"$SOUT")"
+	wait $RPID || fail "receiver: $(<"$ROUT")"
+	sline=$(<"$SOUT")
+	rline=$(grep '^recv ' "$ROUT")
+	ssum=${sline##*sha256=}
+	ssum=${ssum%% *}
+	[ "${rline##*sha256=}" = "$ssum" ] || fail "$1: stream corrupted"
+	[[ $rline == "recv bytes=$SBYTES "* ]] || fail "$1: receiver: $rline"
+}
+
+pp_veth_setup
+# The baseline includes what the namespaces, sockets and tools cost.
+pp_xfer ppa ppb 10.97.0.2 9700 8000000
+free_baseline
+FREE0=$R
+
+load_mod pp_frag/pp_frag
+pool 256
+
+# A stream whose pool changes under it, ending disabled.
+stream 9701 200000000
+nsleep 1
+for n in 64 256 0 128 1 0 256; do
+	pool $n
+	nsleep 0.3
+done
+pp_stats ppa0 ppa
+ktap_diag "under load: served ${PS[served]} recycled ${PS[recycled]} fallback ${PS[fallback]} pages ${PS[pages]}"
+[ "${PS[served]}" -gt 0 ] || fail "the last pool served nothing under load"
+pool 0
+stream_end "pool changes under load"
+# Pages the stack still held when their pool went are orphans until idle:
+# once the data is acknowledged, pp_frag has given every page back.
+orphans_gone() { pp_global; [ "${PG[pages_owned]}" -eq 0 ] && [ "${PG[orphans]}" -eq 0 ]; }
+wait_until 10 orphans_gone ||
+	fail "pages_owned ${PG[pages_owned]} orphans ${PG[orphans]} after the stream"
+expect_eq "${PG[handed_over]}" 0 "pages handed to the stack (none before rmmod)"
+
+# rmmod under load: no waiting forever; the stream goes on, intact.
+pool 256
+stream 9702 200000000
+nsleep 1.5
+kill -0 $SPID 2>/dev/null || fail "the stream ended before rmmod: make it longer"
+t0=$SECONDS
+unload_mod pp_frag
+ktap_diag "rmmod under load took $((SECONDS - t0)) s"
+[ $((SECONDS - t0)) -le 10 ] || fail "rmmod under load took $((SECONDS - t0)) s"
+stream_end "rmmod under load"
+
+free_baseline
+ktap_diag "free pages: baseline $FREE0, after $R (one pool page is 8, a full pool 2048)"
+[ "$R" -ge $((FREE0 - 512)) ] || fail "free pages $R, baseline $FREE0: pool pages leaked?"
+
+# The shrinker: drop_caches runs every shrinker.
+load_mod pp_frag/pp_frag
+pool 256
+pp_xfer ppa ppb 10.97.0.2 9710 24000000
+pp_stats ppa0 ppa
+p0=${PS[pages]}
+[ "$p0" -gt 32 ] || fail "pool only grew to $p0 pages"
+# Wait for the stream's last frees (the receiver's deferred skb frees).
+all_idle() { pp_stats ppa0 ppa; [ "${PS[in_flight]}" -eq 0 ]; }
+wait_until 10 all_idle || fail "${PS[in_flight]} pages still in flight after the stream"
+wput /proc/sys/vm/drop_caches 2 || fail drop_caches
+pp_stats ppa0 ppa
+ktap_diag "drop_caches: pages $p0 -> ${PS[pages]}, shrunk ${PS[shrunk]}"
+[ "${PS[shrunk]}" -gt 0 ] || fail "the shrinker gave nothing back"
+# Each reclaim pass asks for half of the idle pages (seeks 0); the pages in
+# the CPUs' caches (up to 8 ready, 8 just handed out, per CPU) are not
+# offered.
+[ "${PS[pages]}" -le $((p0 / 2 + 32)) ] || fail "${PS[pages]} of $p0 pages left after the shrinker"
+pp_global
+expect_eq "${PG[pages_owned]}" "${PS[pages]}" "pages owned after shrinking"
+
+# Real pressure: a process takes nearly all free memory.
+pp_xfer ppa ppb 10.97.0.2 9711 24000000
+pp_stats ppa0 ppa
+p0=${PS[pages]} s0=${PS[shrunk]}
+fill_memory 8
+pp_stats ppa0 ppa
+ktap_diag "memory pressure: pages $p0 -> ${PS[pages]}, shrunk $s0 -> ${PS[shrunk]}"
+[ "${PS[shrunk]}" -gt "$s0" ] || fail "memory pressure did not shrink the pool"
+pool 0
+unload_mod pp_frag
+check_taint
