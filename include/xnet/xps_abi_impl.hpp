@@ -22,14 +22,32 @@ extern "C" int xnet_xps_decide(unsigned long long entry, unsigned short proposed
 	return static_cast<int>(d.verdict);
 }
 
-extern "C" unsigned long long xnet_xps_pack(unsigned short queue, unsigned int head)
+/* The C inlines of the entry layout are the C++ one. */
+namespace xnet {
+namespace xps {
+namespace abi_check {
+
+constexpr bool same_pack(u16 q, u32 head)
 {
-	return xnet::xps::pack(queue, head);
+	return xnet_xps_pack(q, head) == pack(q, head);
 }
 
-extern "C" int xnet_xps_queue_of(unsigned long long entry)
+constexpr bool same_queue_of(u64 e)
 {
-	return xnet::xps::valid(entry) ? xnet::xps::queue_of(entry) : -1;
+	return xnet_xps_queue_of(e) == (valid(e) ? queue_of(e) : -1);
 }
+
+static_assert(XNET_XPS_VALID == kValid, "valid bit");
+static_assert(same_pack(0, 0) && same_pack(1, 0xffffffffu) &&
+	      same_pack(0xffff, 0) && same_pack(0xffff, 0xffffffffu) &&
+	      same_pack(0x1234, 0x80000001u), "xnet_xps_pack() is pack()");
+static_assert(same_queue_of(0) && same_queue_of(kValid - 1) &&
+	      same_queue_of(pack(0, 0)) && same_queue_of(pack(0xffff, 7)) &&
+	      same_queue_of(pack(0x8000, 0xffffffffu)) &&
+	      same_queue_of(~0ull), "xnet_xps_queue_of() is valid() ? queue_of() : -1");
+
+} /* namespace abi_check */
+} /* namespace xps */
+} /* namespace xnet */
 
 #endif /* XNET_XPS_ABI_IMPL_HPP */
