@@ -48,47 +48,80 @@ void xfl_hash_del(struct xfl_dev *xd)
 	hash_del_rcu(&xd->hnode);
 }
 
-/*
- * The wrappers run only while our ops are (or were, until the restore's
- * synchronize_net()) installed, so the device is always in the hash.
- */
-static struct xfl_dev *xfl_of(struct net_device *dev)
-{
-	struct xfl_dev *xd;
+static u16 xfl_select_queue(struct net_device *dev, struct sk_buff *skb,
+			    struct net_device *sb_dev);
+static netdev_tx_t xfl_start_xmit(struct sk_buff *skb, struct net_device *dev);
 
-	rcu_read_lock();
-	xd = xfl_lookup(dev);
-	rcu_read_unlock();
-	return xd;
+/*
+ * What dev->netdev_ops points at while steering is on: a copy of the
+ * device's own ops with the two wrappers, next to the device's state, so
+ * that a wrapper reaches its xfl_dev with container_of() instead of a
+ * lookup. Freed only after synchronize_net() following the restore.
+ */
+struct xfl_hook {
+	const struct net_device_ops ops;	/* written once, before it is installed */
+	struct xfl_dev *xd;
+};
+
+/*
+ * The state of the device a wrapper runs for. Caller: an RCU reader.
+ *
+ * Fast path: dev->netdev_ops still is our hook (only our hooks have
+ * ndo_start_xmit == xfl_start_xmit: xps_flow copies the device's own ops,
+ * and another module interposing on top of it is not supported, see
+ * Documentation/xps-flow.md). The hook the caller called us through lives
+ * until the caller's read-side section ends, and so does the one we read
+ * here. A wrapper that was called through the hook just before
+ * xfl_disable() put the device's own ops back finds those instead: then
+ * the RCU hash table, where the xfl_dev stays until a grace period after
+ * its detach. NULL only for a caller that is no RCU reader (see
+ * xfl_select_queue()) and ran across a whole detach.
+ */
+static struct xfl_dev *xfl_of(const struct net_device *dev)
+{
+	const struct net_device_ops *ops = READ_ONCE(dev->netdev_ops);
+
+	if (likely(ops->ndo_start_xmit == xfl_start_xmit))
+		return container_of(ops, struct xfl_hook, ops)->xd;
+	return xfl_lookup(dev);
 }
 
-static u16 xfl_select_queue(struct net_device *dev, struct sk_buff *skb,
-			    struct net_device *sb_dev)
+/* The queue the device would pick by itself with @ops. */
+static u16 xfl_propose(const struct net_device_ops *ops, struct net_device *dev,
+		       struct sk_buff *skb, struct net_device *sb_dev)
+{
+	if (ops && ops->ndo_select_queue)
+		return ops->ndo_select_queue(dev, skb, sb_dev);
+	return netdev_pick_tx(dev, skb, sb_dev);
+}
+
+/* The select wrapper's work. Caller: an RCU reader. */
+static u16 xfl_steer(struct net_device *dev, struct sk_buff *skb,
+		     struct net_device *sb_dev)
 {
 	struct xfl_dev *xd = xfl_of(dev);
 	struct xfl_table *t;
 	u16 proposed, queue;
 	unsigned int completed = 0;
 	int verdict, oq, backlog = 0;
-	u64 *slot, entry;
+	u64 entry;
 
-	if (xd->orig_ops->ndo_select_queue)
-		proposed = xd->orig_ops->ndo_select_queue(dev, skb, sb_dev);
-	else
-		proposed = netdev_pick_tx(dev, skb, sb_dev);
+	if (unlikely(!xd)) {
+		const struct net_device_ops *ops = READ_ONCE(dev->netdev_ops);
 
-	rcu_read_lock();
-	t = rcu_dereference(xd->table);
-	if (!t) {
-		rcu_read_unlock();
-		return proposed;
+		return xfl_propose(ops->ndo_select_queue == xfl_select_queue ?
+				   NULL : ops, dev, skb, sb_dev);
 	}
-	slot = &t->entries[skb_get_hash(skb) & t->mask];
-	entry = READ_ONCE(*slot);
+	proposed = xfl_propose(xd->orig_ops, dev, skb, sb_dev);
+	t = rcu_dereference_check(xd->table, rcu_read_lock_bh_held());
+	if (unlikely(!t))
+		return proposed;
+	entry = READ_ONCE(t->entries[skb_get_hash(skb) & t->mask]);
 	oq = xnet_xps_queue_of(entry);
 	if (oq >= 0 && oq != proposed && oq < dev->real_num_tx_queues) {
 		struct netdev_queue *txq = netdev_get_tx_queue(dev, oq);
-		struct Qdisc *q = rcu_dereference_bh(txq->qdisc);
+		struct Qdisc *q = rcu_dereference_check(txq->qdisc,
+							rcu_read_lock_bh_held());
 
 		completed = READ_ONCE(txq->dql.num_completed);
 		/* Packets still in the qdisc are not counted in head yet. */
@@ -96,7 +129,6 @@ static u16 xfl_select_queue(struct net_device *dev, struct sk_buff *skb,
 	}
 	verdict = xnet_xps_decide(entry, proposed, dev->real_num_tx_queues,
 				  completed, backlog, &queue);
-	rcu_read_unlock();
 
 	this_cpu_inc(xd->stats->lookups);
 	if (verdict == XNET_XPS_HOLD)
@@ -108,6 +140,30 @@ static u16 xfl_select_queue(struct net_device *dev, struct sk_buff *skb,
 	return queue;
 }
 
+/*
+ * __dev_queue_xmit() (and netpoll, xfrm offload) call this under
+ * rcu_read_lock_bh() or with interrupts off: an RCU reader already.
+ * AF_PACKET's qdisc bypass (packet_pick_tx_queue()) calls it with nothing
+ * held: only then does it take rcu_read_lock() itself.
+ */
+static u16 xfl_select_queue(struct net_device *dev, struct sk_buff *skb,
+			    struct net_device *sb_dev)
+{
+	u16 queue;
+
+	if (likely(in_softirq()))
+		return xfl_steer(dev, skb, sb_dev);
+	rcu_read_lock();
+	queue = xfl_steer(dev, skb, sb_dev);
+	rcu_read_unlock();
+	return queue;
+}
+
+/*
+ * Every caller (dev_hard_start_xmit(), __dev_direct_xmit(), netpoll,
+ * pktgen) holds the TX queue lock with bottom halves or interrupts off:
+ * an RCU reader.
+ */
 static netdev_tx_t xfl_start_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct xfl_dev *xd = xfl_of(dev);
@@ -132,13 +188,11 @@ static netdev_tx_t xfl_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		pr_warn("%s: BQL counters never move: the driver does not report its queues to BQL, steering cannot protect its flows\n",
 			netdev_name(dev));
 	}
-	rcu_read_lock();
-	t = rcu_dereference(xd->table);
-	if (t) {
+	t = rcu_dereference_bh(xd->table);
+	if (likely(t)) {
 		WRITE_ONCE(t->entries[hash & t->mask], xnet_xps_pack(queue, head));
 		this_cpu_inc(xd->stats->recorded);
 	}
-	rcu_read_unlock();
 	return ret;
 }
 
@@ -148,15 +202,20 @@ static void xfl_table_free_rcu(struct rcu_head *head)
 }
 
 /* The device's ops with our two wrappers (the device's own stay untouched). */
-static const struct net_device_ops *xfl_ops_copy(const struct net_device_ops *orig)
+static struct xfl_hook *xfl_hook_new(struct xfl_dev *xd,
+				     const struct net_device_ops *orig)
 {
-	struct net_device_ops *const ops = kmemdup(orig, sizeof(*orig), GFP_KERNEL);
+	struct xfl_hook *h = kmalloc(sizeof(*h), GFP_KERNEL);
+	/* Not installed yet: the only time its ops are written. */
+	struct net_device_ops *const ops = h ? (struct net_device_ops *)&h->ops : NULL;
 
-	if (ops) {
-		ops->ndo_select_queue = xfl_select_queue;
-		ops->ndo_start_xmit = xfl_start_xmit;
-	}
-	return ops;
+	if (!h)
+		return NULL;
+	*ops = *orig;
+	ops->ndo_select_queue = xfl_select_queue;
+	ops->ndo_start_xmit = xfl_start_xmit;
+	h->xd = xd;
+	return h;
 }
 
 /*
@@ -166,19 +225,19 @@ static const struct net_device_ops *xfl_ops_copy(const struct net_device_ops *or
 int xfl_enable(struct xfl_dev *xd, u32 entries)
 {
 	struct net_device *dev = xd->dev;
-	const struct net_device_ops *ops = NULL;
+	struct xfl_hook *hook = NULL;
 	struct xfl_table *t, *old;
 
 	old = rtnl_dereference(xd->table);
 	if (!old) {
-		ops = xfl_ops_copy(dev->netdev_ops);
-		if (!ops)
+		hook = xfl_hook_new(xd, dev->netdev_ops);
+		if (!hook)
 			return -ENOMEM;
 	}
 	t = kvzalloc_node(struct_size(t, entries, entries), GFP_KERNEL,
 			  dev_to_node(&dev->dev));
 	if (!t) {
-		kfree(ops);
+		kfree(hook);
 		return -ENOMEM;
 	}
 	t->mask = entries - 1;
@@ -188,8 +247,9 @@ int xfl_enable(struct xfl_dev *xd, u32 entries)
 		return 0;
 	}
 	xd->orig_ops = dev->netdev_ops;
-	xd->ops = ops;
-	WRITE_ONCE(dev->netdev_ops, ops);
+	xd->ops = &hook->ops;
+	/* The hook's contents before the pointer (plain loads, dependent). */
+	smp_store_release(&dev->netdev_ops, xd->ops);
 	return 0;
 }
 
@@ -205,7 +265,7 @@ void xfl_disable(struct xfl_dev *xd)
 	/* No wrapper runs after this, and no reader holds the table. */
 	synchronize_net();
 	kvfree(t);
-	kfree(xd->ops);
+	kfree(container_of(xd->ops, struct xfl_hook, ops));
 	xd->ops = NULL;
 }
 
