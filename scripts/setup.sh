@@ -16,7 +16,7 @@ PKGS_TEST="libgtest-dev googletest linux-source-6.1 sparse perl shellcheck qemu-
 	busybox-static"
 # Tools used inside the guest (the guest runs the host's root filesystem).
 # dpdk-dev holds dpdk-testpmd (the dpdk package only the runtime libraries).
-PKGS_GUEST="iproute2 ethtool nvme-cli fio iperf3 procps util-linux
+PKGS_GUEST="iproute2 ethtool nvme-cli fio iperf3 procps util-linux linux-perf
 	dpdk-dev"
 
 want="$PKGS_BUILD $PKGS_TEST $PKGS_GUEST"
