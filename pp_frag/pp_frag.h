@@ -28,7 +28,7 @@ struct ppf_pool {
 	struct hlist_node hnode;		/* ppf_hash, RCU */
 	struct list_head node;			/* ppf_pools, ppf_mutex */
 	struct net_device *dev;
-	spinlock_t lock;
+	spinlock_t lock;			/* @state: ring, slots, adds */
 	struct xnet_frag_pool state;
 	struct xnet_frag_slot *slots;
 	struct xnet_frag_cache __percpu *cache;
