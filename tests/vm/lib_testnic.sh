@@ -241,7 +241,7 @@ tp_stop() {
 	local -a f
 	exec {TP_FD}>&-
 	if ! wait_pid "$TP_PID" 30; then
-		local wchan=?
+		local wchan='?'
 		[ -z "$TP_TID" ] || read -r wchan <"/proc/$TP_PID/task/$TP_TID/wchan" || true
 		kill "$TP_PID"
 		fail "testpmd did not exit (forwarding lcore in '$wchan')"
