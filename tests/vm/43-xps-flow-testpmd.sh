@@ -47,6 +47,7 @@ tp_cleanup() {
 	[ -z "$mv" ] || kill "$mv" 2>/dev/null || true
 	[ -z "$TP_PID" ] || kill "$TP_PID" 2>/dev/null || true
 	[ ! -e /run/netns/$SRC ] || $IP netns del $SRC 2>/dev/null || true
+	if mod_loaded xps_flow; then /sbin/rmmod xps_flow 2>/dev/null || true; fi
 	tn_cleanup
 }
 
