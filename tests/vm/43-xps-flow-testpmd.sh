@@ -86,9 +86,12 @@ load_mod xps_flow/xps_flow
 wput $D/tn0/tx-0/delay_us 50000 || fail "delay_us"
 
 # ------------------------------------------- 1. testpmd forwarding (io)
+# An af_packet TX frame stays busy until tn0 completes its skb (50 ms on
+# tx-0, plus the qdisc): with the default 512 frames the ring filled once
+# and the PMD dropped (testpmd TX-dropped 175). 4096 frames hold a run.
 tp_start "$XNET_TMP/tp-io.out" \
 	--vdev net_af_packet0,iface=vr0,qdisc_bypass=0 \
-	--vdev net_af_packet1,iface=tn0,qdisc_bypass=0 \
+	--vdev net_af_packet1,iface=tn0,qdisc_bypass=0,framecnt=4096 \
 	-- --forward-mode=io --total-num-mbufs=2048
 wait_until 5 carrier_up vr0 || fail "vr0 has no carrier"
 
