@@ -95,8 +95,22 @@
  *   tx-N/depth     rw  ring depth of TX queue N in packets, 1..16384
  *   select_txq     rw  (select_queue=1 only) the queue ndo_select_queue
  *                proposes, 0..txqs-1, or -1 (default): netdev_pick_tx
+ *   dma      r   path (dma-direct | dma_map_ops), optin, then counters
+ *                since load: maps saved unmaps errors bad_addr (DMA below)
+ *   dma_optin rw 1: opt in to pp_frag's DMA API, 0: opt out
  *   A bad write fails with -EINVAL, logs a warning and changes nothing.
  *   The read-only files cannot seek: each open/read pass is one snapshot.
+ *
+ * DMA (the saving pp_frag's driver API, pp_frag_api.h, is about)
+ *   The module registers one platform device with 64-bit DMA masks; the
+ *   xmit gives every frag a DMA address for it (the skb head is not
+ *   mapped): pp_frag's mapping of the frag's pool page when the device
+ *   opted in and pp_frag_dma_addr() has one ("saved", never unmapped
+ *   here), else skb_frag_dma_map() ("maps"), undone at TX completion or
+ *   purge ("unmaps"). A failed map drops the packet before BQL hears of it.
+ *   Opt-in takes references on pp_frag with symbol_get() (no module
+ *   dependency); opt-out quiesces a running device's TX first (no xmit, rings
+ *   drained), and happens by itself on NETDEV_UNREGISTER (before pp_frag's).
  *
  * Locking: a TX ring's lock (BH) covers the ring, its counters and the
  * queue's stop/wake; the wire lock covers the wire counters and the flow
@@ -110,6 +124,11 @@
 #include <linux/atomic.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
+#ifdef CONFIG_HAS_DMA
+#include <linux/dma-direct.h>
+#endif
+#include <linux/dma-map-ops.h>
+#include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/hrtimer.h>
@@ -121,6 +140,7 @@
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/platform_device.h>
 #include <linux/random.h>
 #include <linux/rtnetlink.h>
 #include <linux/seq_file.h>
@@ -136,6 +156,7 @@
 #include <net/rtnetlink.h>
 
 #include "xnet_testnic.h"
+#include "../../pp_frag/pp_frag_api.h"	/* declarations only: symbol_get */
 
 #define TN_KIND			"xnet_tnic"
 #define TN_DELAY_MAX_US		10000000U
@@ -146,6 +167,7 @@
 #define TN_FLOWS_MIN		TN_WAYS
 #define TN_FLOWS_MAX		65536U
 #define TN_DNAME_LEN		(IFNAMSIZ + 12)
+#define TN_QUIESCE_MS		(TN_DELAY_MAX_US / 1000 + 1000)
 #define TN_FEATURES		(NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_HIGHDMA)
 
 static unsigned int tn_pairs = 1;
@@ -176,11 +198,25 @@ MODULE_PARM_DESC(select_queue, "devices get an ndo_select_queue (debugfs select_
 static struct dentry *tn_dbg_root;
 static atomic_t tn_ids = ATOMIC_INIT(0);
 static struct rtnl_link_ops tn_link_ops;
+/* The module's DMA device (every test NIC maps its frags for it); NULL
+ * under KUnit, which has no module init: no DMA work then.
+ */
+static struct platform_device *tn_dma_pdev;
+static struct device *tn_dma_dev;
+static bool tn_dma_direct;	/* no dma_map_ops: dma-direct, no IOMMU */
 
 /* skb->cb while the skb is on a TX ring (the driver owns cb after xmit). */
 struct tn_skb_cb {
 	u64 due;		/* ktime_get_ns() from which it may complete */
 	unsigned int len;	/* bytes reported to BQL */
+	u32 dma_own;		/* bit i: frag i mapped by us, to unmap */
+	struct tn_dma_frag *dma;	/* per frag, or NULL (no frags/DMA) */
+};
+
+/* A frag's DMA address as a descriptor would carry it. */
+struct tn_dma_frag {
+	dma_addr_t addr;
+	unsigned int len;
 };
 
 #define TN_CB(skb) ((struct tn_skb_cb *)(skb)->cb)
@@ -245,6 +281,23 @@ struct tn_wire {
 	u32 max_dist;
 };
 
+/* pp_frag's driver API (pp_frag_api.h), held with symbol_get() while the
+ * device is opted in; @addr is read by the xmit (READ_ONCE).
+ */
+struct tn_ppf {
+	int (*reg)(struct net_device *dev, struct device *dma_dev);
+	void (*unreg)(struct net_device *dev);
+	dma_addr_t (*addr)(struct net_device *dev, struct page *page);
+};
+
+struct tn_dma_stats {
+	atomic64_t maps;	/* dma_map calls that succeeded */
+	atomic64_t saved;	/* frags sent with pp_frag's mapping */
+	atomic64_t unmaps;	/* dma_unmap calls */
+	atomic64_t errors;	/* packets dropped: a map or allocation failed */
+	atomic64_t bad_addr;	/* frags whose address is not the page's */
+};
+
 struct tn_priv {
 	struct net_device *dev;
 	struct net_device __rcu *peer;
@@ -261,6 +314,9 @@ struct tn_priv {
 	unsigned int id;
 	struct dentry *dbg;
 	char dname[TN_DNAME_LEN];
+	struct tn_ppf ppf;		/* RTNL; ppf.addr != NULL: opted in */
+	bool tx_quiesced;		/* under every TX ring's lock */
+	struct tn_dma_stats dma;
 };
 
 /* ---- the wire ---------------------------------------------------------- */
@@ -544,6 +600,109 @@ static void tn_wire(struct tn_priv *priv, struct sk_buff_head *batch)
 	rcu_read_unlock();
 }
 
+/* ---- DMA --------------------------------------------------------------- */
+
+/*
+ * The "device read" of a frag: with dma-direct (no IOMMU, no bounce) a DMA
+ * address is the physical address of the bytes; anything else (a wrong
+ * offset into a pool page, a swiotlb bounce slot) is counted as bad_addr.
+ */
+static void tn_dma_check(struct tn_priv *priv, const skb_frag_t *f,
+			 dma_addr_t addr)
+{
+#ifdef CONFIG_HAS_DMA
+	if (tn_dma_direct &&
+	    dma_to_phys(tn_dma_dev, addr) !=
+	    page_to_phys(skb_frag_page(f)) + skb_frag_off(f))
+		atomic64_inc(&priv->dma.bad_addr);
+#endif
+}
+
+/* Unmap what tn_dma_map() mapped for @skb and free its addresses. */
+static void tn_dma_unmap(struct tn_priv *priv, struct sk_buff *skb)
+{
+	struct tn_dma_frag *d = TN_CB(skb)->dma;
+	u32 own = TN_CB(skb)->dma_own;
+	unsigned int i, n = 0;
+
+	if (!d)
+		return;
+	for (i = 0; own; i++, own >>= 1) {
+		if (!(own & 1))
+			continue;
+		dma_unmap_page(tn_dma_dev, d[i].addr, d[i].len, DMA_TO_DEVICE);
+		n++;
+	}
+	kfree(d);
+	TN_CB(skb)->dma = NULL;
+	TN_CB(skb)->dma_own = 0;
+	if (n)
+		atomic64_add(n, &priv->dma.unmaps);
+}
+
+/*
+ * Every frag of @skb gets a DMA address for the module's DMA device, as a
+ * real NIC's descriptors would: pp_frag's mapping of the frag's pool page
+ * when the device opted in and pp_frag has one (never unmapped by us),
+ * else a dma_map_page() undone at TX completion. The skb head is not
+ * mapped (it is never a pool page). Outside the ring lock, like a
+ * driver's mapping; 0 or -ENOMEM (the packet must be dropped).
+ */
+static int tn_dma_map(struct tn_priv *priv, struct sk_buff *skb)
+{
+	const struct skb_shared_info *si = skb_shinfo(skb);
+	dma_addr_t (*ppf_addr)(struct net_device *dev, struct page *page);
+	unsigned int i, n = si->nr_frags, maps = 0, saved = 0;
+	struct tn_dma_frag *d;
+
+	TN_CB(skb)->dma = NULL;
+	TN_CB(skb)->dma_own = 0;
+	if (!tn_dma_dev || !n)
+		return 0;
+	d = kmalloc_array(n, sizeof(*d), GFP_ATOMIC);
+	if (!d)
+		goto err;
+	TN_CB(skb)->dma = d;
+	ppf_addr = READ_ONCE(priv->ppf.addr);
+	for (i = 0; i < n; i++) {
+		const skb_frag_t *f = &si->frags[i];
+		struct page *page = skb_frag_page(f);
+		dma_addr_t addr = DMA_MAPPING_ERROR;
+
+		if (ppf_addr)
+			addr = ppf_addr(priv->dev, page);
+		if (addr != DMA_MAPPING_ERROR) {
+			/* The mapping covers the whole (compound) page. */
+			addr += ((page_to_pfn(page) -
+				  page_to_pfn(compound_head(page))) << PAGE_SHIFT) +
+				skb_frag_off(f);
+			saved++;
+		} else {
+			addr = skb_frag_dma_map(tn_dma_dev, f, 0,
+						skb_frag_size(f), DMA_TO_DEVICE);
+			if (dma_mapping_error(tn_dma_dev, addr))
+				goto err;
+			TN_CB(skb)->dma_own |= BIT(i);
+			maps++;
+		}
+		d[i].addr = addr;
+		d[i].len = skb_frag_size(f);
+		tn_dma_check(priv, f, addr);
+	}
+	if (maps)
+		atomic64_add(maps, &priv->dma.maps);
+	if (saved)
+		atomic64_add(saved, &priv->dma.saved);
+	return 0;
+
+err:
+	if (maps)
+		atomic64_add(maps, &priv->dma.maps);
+	tn_dma_unmap(priv, skb);
+	atomic64_inc(&priv->dma.errors);
+	return -ENOMEM;
+}
+
 /* ---- TX ---------------------------------------------------------------- */
 
 /* Ring lock held; @due is the ring head's due time. */
@@ -574,12 +733,19 @@ static netdev_tx_t tn_xmit(struct sk_buff *skb, struct net_device *dev)
 	bool was_empty;
 	u64 due;
 
+	if (unlikely(tn_dma_map(priv, skb))) {
+		/* Before BQL heard of it: dropped, as a driver does. */
+		dev_core_stats_tx_dropped_inc(dev);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
 	spin_lock(&q->lock);
 	if (unlikely(skb_queue_len(&q->ring) >= depth)) {
 		/* Depth lowered under a full ring: the qdisc requeues. */
 		netif_tx_stop_queue(txq);
 		q->st.busy++;
 		spin_unlock(&q->lock);
+		tn_dma_unmap(priv, skb);
 		return NETDEV_TX_BUSY;
 	}
 	skb_tx_timestamp(skb);
@@ -642,12 +808,14 @@ static int tn_tx_poll(struct napi_struct *napi, int budget)
 		/* Done with the sender's socket, as a NIC's TX completion
 		 * (outside our locks: destructors may do work).
 		 */
-		skb_queue_walk(&batch, skb)
+		skb_queue_walk(&batch, skb) {
+			tn_dma_unmap(priv, skb);
 			skb_orphan(skb);
+		}
 		tn_wire(priv, &batch);
 		netdev_tx_completed_queue(txq, pkts, bytes);
 		spin_lock(&q->lock);
-		if (netif_tx_queue_stopped(txq) &&
+		if (netif_tx_queue_stopped(txq) && !priv->tx_quiesced &&
 		    skb_queue_len(&q->ring) < READ_ONCE(q->depth))
 			netif_tx_wake_queue(txq);
 		spin_unlock(&q->lock);
@@ -745,6 +913,16 @@ static unsigned int tn_purge(struct sk_buff_head *list)
 	return n;
 }
 
+/* A TX ring's skbs, with their DMA mappings. */
+static unsigned int tn_tx_purge(struct tn_priv *priv, struct sk_buff_head *list)
+{
+	struct sk_buff *skb;
+
+	skb_queue_walk(list, skb)
+		tn_dma_unmap(priv, skb);
+	return tn_purge(list);
+}
+
 static int tn_stop(struct net_device *dev)
 {
 	struct tn_priv *priv = netdev_priv(dev);
@@ -769,7 +947,7 @@ static int tn_stop(struct net_device *dev)
 		spin_lock_bh(&q->lock);
 		skb_queue_splice_init(&q->ring, &tmp);
 		spin_unlock_bh(&q->lock);
-		n = tn_purge(&tmp);
+		n = tn_tx_purge(priv, &tmp);
 		spin_lock_bh(&q->lock);
 		q->st.purged += n;
 		spin_unlock_bh(&q->lock);
@@ -882,7 +1060,7 @@ static void tn_dev_uninit(struct net_device *dev)
 	priv->dbg = NULL;
 	for (i = 0; i < priv->ntxq; i++) {
 		hrtimer_cancel(&priv->txq[i].timer);
-		tn_purge(&priv->txq[i].ring);
+		tn_tx_purge(priv, &priv->txq[i].ring);
 		__netif_napi_del(&priv->txq[i].napi);
 	}
 	for (i = 0; i < priv->nrxq; i++) {
@@ -1376,6 +1554,7 @@ static ssize_t tn_depth_write(struct file *file, const char __user *ubuf,
 	spin_lock_bh(&q->lock);
 	WRITE_ONCE(q->depth, val);
 	if (netif_running(dev) && netif_tx_queue_stopped(txq) &&
+	    !q->priv->tx_quiesced &&
 	    skb_queue_len(&q->ring) < val)
 		netif_tx_wake_queue(txq);
 	spin_unlock_bh(&q->lock);
@@ -1486,6 +1665,197 @@ static const struct file_operations tn_reset_fops = {
 	.llseek	= noop_llseek,
 };
 
+/* ---- pp_frag DMA opt-in ------------------------------------------------ */
+
+static bool tn_rings_empty(struct tn_priv *priv)
+{
+	unsigned int i;
+	bool empty = true;
+
+	for (i = 0; i < priv->ntxq && empty; i++) {
+		struct tn_txq *q = &priv->txq[i];
+
+		spin_lock_bh(&q->lock);
+		empty = skb_queue_empty(&q->ring);
+		spin_unlock_bh(&q->lock);
+	}
+	return empty;
+}
+
+static void tn_tx_set_quiesced(struct tn_priv *priv, bool on)
+{
+	unsigned int i;
+
+	for (i = 0; i < priv->ntxq; i++) {
+		spin_lock_bh(&priv->txq[i].lock);
+		priv->tx_quiesced = on;
+		spin_unlock_bh(&priv->txq[i].lock);
+	}
+}
+
+/*
+ * RTNL, device running: no xmit runs or starts (netif_tx_disable takes
+ * every queue's xmit lock; completions do not wake the queues while
+ * tx_quiesced), and every packet on the rings has completed (their
+ * mappings are undone and no frag uses pp_frag's any more). Completions go
+ * on meanwhile: waits for the slowest delay_us. -ETIMEDOUT (resumed) if
+ * the rings did not drain.
+ */
+static int tn_tx_quiesce(struct tn_priv *priv)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(TN_QUIESCE_MS);
+
+	tn_tx_set_quiesced(priv, true);
+	netif_tx_disable(priv->dev);
+	while (!tn_rings_empty(priv)) {
+		if (time_after(jiffies, end)) {
+			tn_tx_set_quiesced(priv, false);
+			netif_tx_wake_all_queues(priv->dev);
+			return -ETIMEDOUT;
+		}
+		usleep_range(500, 1000);
+	}
+	return 0;
+}
+
+static void tn_ppf_put(const struct tn_ppf *p)
+{
+	if (p->reg)
+		symbol_put(pp_frag_dma_register);
+	if (p->unreg)
+		symbol_put(pp_frag_dma_unregister);
+	if (p->addr)
+		symbol_put(pp_frag_dma_addr);
+}
+
+/* RTNL. Pool pages of the device come with pp_frag's mapping from now. */
+static int tn_dma_optin(struct tn_priv *priv)
+{
+	struct tn_ppf p;
+	int err;
+
+	ASSERT_RTNL();
+	if (priv->ppf.addr)
+		return 0;
+	if (!tn_dma_dev)
+		return -ENODEV;
+	/* References on pp_frag: it cannot go while we are opted in. */
+	p.reg = symbol_get(pp_frag_dma_register);
+	p.unreg = symbol_get(pp_frag_dma_unregister);
+	p.addr = symbol_get(pp_frag_dma_addr);
+	if (!p.reg || !p.unreg || !p.addr) {
+		pr_warn("%s: dma_optin: pp_frag is not loaded\n",
+			priv->dev->name);
+		err = -ENOENT;
+		goto err_put;
+	}
+	err = p.reg(priv->dev, tn_dma_dev);
+	if (err) {
+		pr_warn("%s: dma_optin: pp_frag_dma_register: %d\n",
+			priv->dev->name, err);
+		goto err_put;
+	}
+	priv->ppf.reg = p.reg;
+	priv->ppf.unreg = p.unreg;
+	WRITE_ONCE(priv->ppf.addr, p.addr);
+	return 0;
+
+err_put:
+	tn_ppf_put(&p);
+	return err;
+}
+
+/*
+ * RTNL. Opt out once the device no longer transmits (pp_frag_api.h): a
+ * running device has its TX quiesced around pp_frag_dma_unregister(); a
+ * down one has no packet on its rings (ndo_stop purged them).
+ */
+static int tn_dma_optout(struct tn_priv *priv)
+{
+	struct net_device *dev = priv->dev;
+	bool running = netif_running(dev);
+	struct tn_ppf p = priv->ppf;
+	int err;
+
+	ASSERT_RTNL();
+	if (!p.addr)
+		return 0;
+	if (running) {
+		err = tn_tx_quiesce(priv);
+		if (err) {
+			pr_warn("%s: dma_optin: TX rings did not drain, still opted in\n",
+				dev->name);
+			return err;
+		}
+	}
+	WRITE_ONCE(priv->ppf.addr, NULL);
+	p.unreg(dev);
+	memset(&priv->ppf, 0, sizeof(priv->ppf));
+	if (running) {
+		tn_tx_set_quiesced(priv, false);
+		netif_tx_wake_all_queues(dev);
+	}
+	tn_ppf_put(&p);
+	return 0;
+}
+
+static int tn_dma_show(struct seq_file *m, void *v)
+{
+	struct tn_priv *priv = m->private;
+	struct tn_dma_stats *d = &priv->dma;
+
+	seq_printf(m, "path %s\noptin %d\n",
+		   tn_dma_direct ? "dma-direct" : "dma_map_ops",
+		   !!READ_ONCE(priv->ppf.addr));
+	seq_printf(m, "maps %lld\nsaved %lld\nunmaps %lld\nerrors %lld\nbad_addr %lld\n",
+		   (s64)atomic64_read(&d->maps), (s64)atomic64_read(&d->saved),
+		   (s64)atomic64_read(&d->unmaps),
+		   (s64)atomic64_read(&d->errors),
+		   (s64)atomic64_read(&d->bad_addr));
+	return 0;
+}
+
+TN_SHOW_FOPS(tn_dma);
+
+static ssize_t tn_optin_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct tn_priv *priv = file->private_data;
+
+	return tn_u32_read(ubuf, count, ppos, !!READ_ONCE(priv->ppf.addr));
+}
+
+static ssize_t tn_optin_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct tn_priv *priv = file->private_data;
+	int err;
+	u32 val;
+
+	err = tn_parse_u32(ubuf, count, &val);
+	if (err == -EFAULT)
+		return err;
+	if (err || val > 1) {
+		pr_warn("%s: dma_optin: invalid value (want 0 or 1)\n",
+			priv->dev->name);
+		return -EINVAL;
+	}
+	/* Not rtnl_lock(): ndo_uninit (RTNL) waits for this handler. */
+	if (!rtnl_trylock())
+		return restart_syscall();
+	err = val ? tn_dma_optin(priv) : tn_dma_optout(priv);
+	rtnl_unlock();
+	return err ?: count;
+}
+
+static const struct file_operations tn_optin_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= tn_optin_read,
+	.write	= tn_optin_write,
+	.llseek	= default_llseek,
+};
+
 /* RTNL held: the directory name this device should have now. */
 static void tn_debugfs_want(struct tn_priv *priv, char *buf, size_t len)
 {
@@ -1524,6 +1894,11 @@ static void tn_debugfs_init(struct tn_priv *priv)
 	debugfs_create_file("queues", 0444, d, priv, &tn_queues_fops);
 	debugfs_create_file("rx", 0444, d, priv, &tn_rx_fops);
 	debugfs_create_file("reset", 0200, d, priv, &tn_reset_fops);
+	if (tn_dma_dev) {
+		debugfs_create_file("dma", 0444, d, priv, &tn_dma_fops);
+		debugfs_create_file("dma_optin", 0600, d, priv,
+				    &tn_optin_fops);
+	}
 	if (priv->dev->netdev_ops == &tn_netdev_ops_select)
 		debugfs_create_file("select_txq", 0600, d, priv,
 				    &tn_select_fops);
@@ -1563,11 +1938,18 @@ static int tn_netdev_event(struct notifier_block *nb, unsigned long event,
 		return NOTIFY_DONE;
 	if (event == NETDEV_CHANGENAME || event == NETDEV_REGISTER)
 		tn_debugfs_sync(netdev_priv(dev));
+	/* Closed by now (delete, netns move): opt out before pp_frag's own
+	 * NETDEV_UNREGISTER forgets the device and its mappings.
+	 */
+	if (event == NETDEV_UNREGISTER)
+		tn_dma_optout(netdev_priv(dev));
 	return NOTIFY_DONE;
 }
 
+/* Before the notifiers of priority 0 (pp_frag's among them). */
 static struct notifier_block tn_notifier = {
 	.notifier_call = tn_netdev_event,
+	.priority = 1,
 };
 
 /* ---- module ------------------------------------------------------------ */
@@ -1617,6 +1999,45 @@ static int __init tn_check_param(const char *name, unsigned int val,
 	return -EINVAL;
 }
 
+/*
+ * One DMA-capable device for the module: a platform device with 64-bit
+ * streaming and coherent masks. No driver binds it and no IOMMU is set up
+ * for it: dma_map_page() goes through dma-direct (x86 without IOMMU or
+ * GART: no dma_map_ops), with no swiotlb bounce (every address fits the
+ * mask; bouncing is only forced for swiotlb=force or memory encryption).
+ * Which path it is shows in each device's debugfs "dma" file.
+ */
+static int __init tn_dma_init(void)
+{
+	const struct platform_device_info info = {
+		.name		= KBUILD_MODNAME "_dma",
+		.id		= PLATFORM_DEVID_NONE,
+		.dma_mask	= DMA_BIT_MASK(64),
+	};
+	struct platform_device *pdev;
+	int err;
+
+	pdev = platform_device_register_full(&info);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err) {
+		platform_device_unregister(pdev);
+		return err;
+	}
+	tn_dma_pdev = pdev;
+	tn_dma_dev = &pdev->dev;
+	tn_dma_direct = !get_dma_ops(tn_dma_dev);
+	return 0;
+}
+
+static void tn_dma_exit(void)
+{
+	tn_dma_dev = NULL;
+	platform_device_unregister(tn_dma_pdev);
+	tn_dma_pdev = NULL;
+}
+
 static int __init tn_init(void)
 {
 	unsigned int i;
@@ -1625,6 +2046,7 @@ static int __init tn_init(void)
 	BUILD_BUG_ON(sizeof(struct tn_skb_cb) >
 		     sizeof_field(struct sk_buff, cb));
 	BUILD_BUG_ON(sizeof(struct tn_flow_key) % sizeof(u32));
+	BUILD_BUG_ON(MAX_SKB_FRAGS > 32);	/* tn_skb_cb.dma_own */
 	err = tn_check_param("pairs", tn_pairs, 0, 64) ?:
 	      tn_check_param("singles", tn_singles, 0, 64) ?:
 	      tn_check_param("txqs", tn_txqs, 1, TN_QUEUES_MAX) ?:
@@ -1637,9 +2059,16 @@ static int __init tn_init(void)
 	tn_flow_entries = roundup_pow_of_two(max(tn_flow_entries,
 						 TN_FLOWS_MIN));
 
-	err = tn_start();
-	if (err)
+	err = tn_dma_init();
+	if (err) {
+		pr_err("no DMA device: %d\n", err);
 		return err;
+	}
+	err = tn_start();
+	if (err) {
+		tn_dma_exit();
+		return err;
+	}
 	rtnl_lock();
 	for (i = 0; i < tn_pairs + tn_singles && !err; i++)
 		err = PTR_ERR_OR_ZERO(tn_create(i < tn_pairs));
@@ -1647,13 +2076,18 @@ static int __init tn_init(void)
 	if (err) {
 		pr_err("creating the devices failed: %d\n", err);
 		tn_shutdown();
+		tn_dma_exit();
 	}
 	return err;
 }
 
+/* Deleting the devices opted them out (NETDEV_UNREGISTER): pp_frag holds
+ * no mapping for the DMA device any more.
+ */
 static void __exit tn_exit(void)
 {
 	tn_shutdown();
+	tn_dma_exit();
 }
 
 module_init(tn_init);

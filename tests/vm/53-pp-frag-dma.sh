@@ -1,0 +1,224 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vmtest: cpus=2 timeout=600
+#
+# pp_frag's driver DMA API on the BQL test NIC (tests/testnic README, "DMA"):
+# the test NIC maps every TX frag for its DMA device (a platform device,
+# dma-direct) unless it opted in and pp_frag has a mapping of the frag's
+# pool page. Counters: debugfs xnet_testnic/tn0/dma (maps, saved, unmaps,
+# errors, bad_addr: a frag whose DMA address is not the physical address of
+# its bytes).
+# 1. No hard dependency: the test NIC loads and transmits without pp_frag;
+#    opting in then fails with ENOENT and one warning; bad knob writes fail.
+# 2. Pool on tn0, no opt-in: every frag mapped (maps >= TCP data segments on
+#    the wire: each carries at least one frag), saved 0.
+# 3. Opt-in: after two warm-up transfers, over a third one at least 95% of
+#    all TX frags used pp_frag's mapping (saved / (saved + maps)): those are
+#    the frags of pool pages (pp_frag maps every page of an opted-in pool);
+#    maps counts the rest (pages the kernel allocated: pool fallbacks). The
+#    skb head is not a frag and is not counted. Data intact; no bad address.
+# 4. rmmod pp_frag while opted in is refused (module in use).
+# 5. The pool disabled and re-enabled while opted in under traffic: intact;
+#    pp_frag's orphans (busy pages keeping their mapping) go back to 0.
+# 6. Opt-out while a stream runs (TX quiesced around it): intact, the NIC
+#    maps every frag again; then rmmod pp_frag works and the NIC still
+#    transmits. Deleting an opted-in device and rmmod of the test NIC opt
+#    out: pp_frag unloads afterwards. After each phase maps == unmaps.
+set -euo pipefail
+# shellcheck source=tests/vm/lib.sh
+. "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
+# shellcheck source=tests/vm/lib_testnic.sh
+. "$XNET_SRC/tests/vm/lib_testnic.sh"
+# shellcheck source=tests/vm/lib_pp.sh
+. "$XNET_SRC/tests/vm/lib_pp.sh"
+
+cleanup() {
+	$IP link del tnx 2>/dev/null || true
+	tn_cleanup
+	! mod_loaded pp_frag || /sbin/rmmod pp_frag 2>/dev/null || true
+}
+OPTIN=$D/tn0/dma_optin
+POOLF=/sys/class/net/tn0/pp_frag_pool_pages
+
+# dma [DEV]: DEV's (tn0) dma counters into DM[key].
+declare -A DM=()
+dma() {
+	local k v
+	DM=()
+	while read -r k v; do DM[$k]=$v; done <"$D/${1:-tn0}/dma"
+}
+# werr FILE VALUE: the error text of writing VALUE to FILE ("" if it worked).
+werr() { WERR=$({ printf '%s\n' "$2" >"$1"; } 2>&1) || true; }
+# mapped_idle [DEV]: every map of DEV undone (nothing on the rings).
+mapped_idle() { dma "${1:-tn0}"; [ "${DM[maps]}" -eq "${DM[unmaps]}" ]; }
+idle() {
+	wait_until 10 mapped_idle "$@" || fail "$1: maps ${DM[maps]} != unmaps ${DM[unmaps]} when idle"
+	expect_eq "${DM[errors]}" 0 "DMA errors"
+	expect_eq "${DM[bad_addr]}" 0 "frags with a wrong DMA address"
+}
+# xfer PORT BYTES [WRITES]: an intact stream tn0 -> tn1; deltas of maps,
+# saved (DMAPS, DSAVED) and of the wire's TCP data segments (DTCP).
+xfer() {
+	local m0 s0 t0
+	dma
+	m0=${DM[maps]} s0=${DM[saved]}
+	wire tn0
+	t0=${W[tcp]}
+	pp_xfer "" "$NS" 10.99.0.2 "$1" "$2" "${3:-65536,1448,300000}"
+	idle tn0
+	wire tn0
+	DMAPS=$((DM[maps] - m0)) DSAVED=$((DM[saved] - s0)) DTCP=$((W[tcp] - t0))
+}
+
+# stream PORT BYTES / stream_end LABEL: a background stream tn0 -> tn1.
+stream() {
+	SOUT=$XNET_TMP/send.$1 ROUT=$XNET_TMP/recv.$1 SBYTES=$2
+	$IP netns exec $NS $PY "$PPS" recv "$1" --bind 10.99.0.2 >"$ROUT" 2>&1 &
+	RPID=$!
+	wait_for_line "$ROUT" listening || fail "receiver did not start: $(<"$ROUT")"
+	$PY "$PPS" send 10.99.0.2 "$1" --bytes "$2" --write 65536,4096,300000 >"$SOUT" 2>&1 &
+	SPID=$!
+}
+stream_end() {
+	local sline rline ssum
+	wait $SPID || fail "$1: sender: $(<"$SOUT")"
+	wait $RPID || fail "$1: receiver: $(<"$ROUT")"
+	sline=$(<"$SOUT")
+	rline=$(grep '^recv ' "$ROUT")
+	ssum=${sline##*sha256=}
+	ssum=${ssum%% *}
+	[ "${rline##*sha256=}" = "$ssum" ] || fail "$1: stream corrupted"
+	[[ $rline == "recv bytes=$SBYTES "* ]] || fail "$1: receiver: $rline"
+}
+# The receiver frees skbs on the CPU that allocated them (6.1's
+# skb_attempt_defer_free): up to skb_defer_max/2 wait there for that CPU's
+# next NET_RX softirq, holding their pages. A ping sent from each CPU runs
+# one (the test NIC's TX completion NAPI), then the orphans may go.
+flush_defer() {
+	local c
+	for c in 0 1; do
+		/usr/bin/taskset -c $c /bin/busybox ping -c 1 -W 1 10.99.0.2 >/dev/null 2>&1 || true
+	done
+}
+orphans_gone() { flush_defer; pp_global; [ "${PG[orphans]}" -eq 0 ]; }
+refcnt() { read -r R </sys/module/pp_frag/refcnt; }
+
+# ---- 1. without pp_frag
+deps=$(/sbin/modinfo -F depends "$(mod_path $KO)")
+expect_eq "$deps" "" "xnet_testnic's module dependencies"
+tn_setup
+trap cleanup EXIT # after tn_setup's own
+! mod_loaded pp_frag || fail "pp_frag loaded before the test"
+{ [ -f $D/tn0/dma ] && [ -f "$OPTIN" ]; } || fail "no dma / dma_optin in $D/tn0"
+dma
+expect_eq "${DM[path]}" dma-direct "the DMA device's mapping path"
+expect_eq "${DM[optin]}" 0 "optin at load"
+dmesg_count "tn0: dma_optin: pp_frag is not loaded"
+n0=$DMESG_N
+werr "$OPTIN" 1
+[[ $WERR == *"No such file or directory"* ]] || fail "opt-in without pp_frag: '$WERR', want ENOENT"
+dmesg_count "tn0: dma_optin: pp_frag is not loaded"
+expect_eq "$DMESG_N" $((n0 + 1)) "warnings for an opt-in without pp_frag"
+for bad in 2 -1 x ''; do
+	werr "$OPTIN" "$bad"
+	[[ $WERR == *"Invalid argument"* ]] || fail "dma_optin='$bad': '$WERR', want EINVAL"
+done
+rd "$OPTIN"
+expect_eq "$R" 0 "dma_optin after refused writes"
+xfer 9800 4000000
+ktap_diag "no pp_frag: maps $DMAPS saved $DSAVED, TCP data segments $DTCP"
+[ "$DTCP" -gt 0 ] || fail "no TCP data segment on tn0's wire"
+[ "$DMAPS" -ge "$DTCP" ] || fail "maps $DMAPS < TCP data segments $DTCP"
+expect_eq "$DSAVED" 0 "saved without pp_frag"
+
+# ---- 2. a pool, no opt-in
+load_mod pp_frag/pp_frag
+wput $POOLF 256 || fail "pool on tn0"
+xfer 9801 8000000
+pp_stats tn0
+ktap_diag "pool, no opt-in: maps $DMAPS saved $DSAVED, TCP data segments $DTCP, pool served ${PS[served]}"
+[ "${PS[served]}" -gt 0 ] || fail "the pool served nothing"
+[ "$DMAPS" -ge "$DTCP" ] || fail "maps $DMAPS < TCP data segments $DTCP"
+expect_eq "$DSAVED" 0 "saved without opt-in"
+
+# ---- 3. opt-in: the steady state
+wput "$OPTIN" 1 || fail "opt-in"
+rd "$OPTIN"
+expect_eq "$R" 1 "dma_optin"
+wput "$OPTIN" 1 || fail "second opt-in"
+xfer 9802 24000000 1000,65536,4096,300000
+ktap_diag "warm-up 1: maps $DMAPS saved $DSAVED"
+xfer 9803 24000000 65536,1448,131072
+ktap_diag "warm-up 2: maps $DMAPS saved $DSAVED"
+pp_stats tn0
+f0=${PS[fallback]} sv0=${PS[served]}
+xfer 9804 32000000 300000,65536,1448,131072,7
+pp_stats tn0
+frags=$((DMAPS + DSAVED))
+ktap_diag "steady state: frags $frags: saved $DSAVED, mapped $DMAPS ($((DSAVED * 1000 / frags))/1000 saved);" \
+	"TCP data segments $DTCP; pool: served $((PS[served] - sv0)) fallback $((PS[fallback] - f0))"
+[ "$DSAVED" -gt 0 ] || fail "opted in, nothing saved"
+[ "$frags" -ge "$DTCP" ] || fail "frags $frags < TCP data segments $DTCP"
+[ $((DSAVED * 100)) -ge $((frags * 95)) ] || fail "saved $DSAVED of $frags frags, want >= 95%"
+
+# ---- 4. pp_frag is in use while opted in
+refcnt
+[ "$R" -ge 1 ] || fail "pp_frag refcnt $R while opted in"
+out=$(/sbin/rmmod pp_frag 2>&1) && fail "rmmod pp_frag while opted in worked"
+[[ $out == *"in use"* ]] || fail "rmmod pp_frag: '$out', want 'in use'"
+mod_loaded pp_frag || fail "pp_frag gone"
+
+# ---- 5. the pool goes and comes back under traffic, opted in
+stream 9805 120000000
+nsleep 1
+kill -0 $SPID 2>/dev/null || fail "the stream ended too early: make it longer"
+maxorph=0
+for n in 0 256 0 64 0 256; do
+	wput $POOLF $n || fail "pool $n"
+	pp_global
+	[ "${PG[orphans]}" -le "$maxorph" ] || maxorph=${PG[orphans]}
+	nsleep 0.3
+done
+dma
+ktap_diag "pool changes under traffic: orphans seen up to $maxorph; maps ${DM[maps]} saved ${DM[saved]}"
+stream_end "pool changes"
+idle tn0
+wput $POOLF 0 || fail "pool 0"
+wait_until 10 orphans_gone || fail "orphans ${PG[orphans]} after the stream (pages_owned ${PG[pages_owned]})"
+expect_eq "${PG[pages_owned]}" 0 "pages owned without a pool"
+
+# ---- 6. opt-out under traffic (TX quiesced), rmmod pp_frag
+wput $POOLF 256 || fail "pool on tn0"
+stream 9806 60000000
+nsleep 1
+kill -0 $SPID 2>/dev/null || fail "the stream ended before the opt-out"
+wput "$OPTIN" 0 || fail "opt-out under traffic"
+rd "$OPTIN"
+expect_eq "$R" 0 "dma_optin after the opt-out"
+stream_end "opt-out under traffic"
+idle tn0
+xfer 9807 8000000
+ktap_diag "opted out, pool on: maps $DMAPS saved $DSAVED"
+expect_eq "$DSAVED" 0 "saved after the opt-out"
+[ "$DMAPS" -ge "$DTCP" ] || fail "maps $DMAPS < TCP data segments $DTCP after the opt-out"
+wput $POOLF 0 || fail "pool 0"
+unload_mod pp_frag
+xfer 9808 2000000
+[ "$DMAPS" -gt 0 ] || fail "no map after rmmod pp_frag"
+
+# Deleting an opted-in device and unloading the test NIC opt out.
+load_mod pp_frag/pp_frag
+$IP link add tnx type xnet_tnic || fail "ip link add tnx"
+wput /sys/class/net/tnx/pp_frag_pool_pages 64 || fail "pool on tnx"
+wput $D/tnx/dma_optin 1 || fail "opt-in tnx"
+wput "$OPTIN" 1 || fail "opt-in tn0"
+refcnt
+r2=$R
+$IP link del tnx || fail "ip link del tnx"
+refcnt
+expect_eq "$R" $((r2 - 3)) "pp_frag refcnt after deleting an opted-in device"
+unload_mod $MOD
+refcnt
+expect_eq "$R" 0 "pp_frag refcnt after rmmod of the test NIC"
+unload_mod pp_frag
+check_taint "$TAINT_OK_DEFAULT"
