@@ -104,7 +104,7 @@ static u16 xfl_steer(struct net_device *dev, struct sk_buff *skb,
 	u16 proposed, queue;
 	unsigned int completed = 0;
 	int verdict, oq, backlog = 0;
-	u64 entry;
+	u64 *slot, entry;
 
 	if (unlikely(!xd)) {
 		const struct net_device_ops *ops = READ_ONCE(dev->netdev_ops);
@@ -116,16 +116,27 @@ static u16 xfl_steer(struct net_device *dev, struct sk_buff *skb,
 	t = rcu_dereference_check(xd->table, rcu_read_lock_bh_held());
 	if (unlikely(!t))
 		return proposed;
-	entry = READ_ONCE(t->entries[skb_get_hash(skb) & t->mask]);
+	slot = &t->entries[skb_get_hash(skb) & t->mask];
+	entry = READ_ONCE(*slot);
 	oq = xnet_xps_queue_of(entry);
 	if (oq >= 0 && oq != proposed && oq < dev->real_num_tx_queues) {
 		struct netdev_queue *txq = netdev_get_tx_queue(dev, oq);
 		struct Qdisc *q = rcu_dereference_check(txq->qdisc,
 							rcu_read_lock_bh_held());
 
+		/*
+		 * Packets not counted in head yet: still in the qdisc, or
+		 * dequeued (a bulk dequeue empties the qdisc) and on their
+		 * way to the driver while the qdisc runs. The transmit
+		 * wrapper writes the entry before the run ends: once the run
+		 * is seen over, a re-read sees the flow's latest head — if it
+		 * changed, the flow just sent there: stay.
+		 */
+		backlog = q && (!qdisc_is_empty(q) || qdisc_is_running(q));
+		smp_rmb();	/* the run's end before the entry's re-read */
+		if (READ_ONCE(*slot) != entry)
+			backlog = 1;
 		completed = READ_ONCE(txq->dql.num_completed);
-		/* Packets still in the qdisc are not counted in head yet. */
-		backlog = q && !qdisc_is_empty(q);
 	}
 	verdict = xnet_xps_decide(entry, proposed, dev->real_num_tx_queues,
 				  completed, backlog, &queue);
