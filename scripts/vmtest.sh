@@ -30,18 +30,28 @@
 #                     output, exit with its status
 #   --selftest        prove the harness catches failures, console problems,
 #                     taint and hangs (boots a temporary set of bad tests)
+#   --icount          count instructions instead of wall time: single-threaded
+#                     TCG with "-icount $XNET_VM_ICOUNT" (default shift=0,
+#                     sleep=off: guest time = 1 ns per guest instruction of
+#                     any vCPU, idle time skipped), deterministic and blind
+#                     to host load; the vCPUs take turns on one host thread.
+#                     With QEMU 7.2 the Debian kernel's bring-up of a second
+#                     x86 vCPU under -icount did not finish in minutes: add
+#                     --append maxcpus=1 (or --cpus 1). Always TCG.
 #   -v                stream the guest console to stderr
 # TEST-GLOB matches test names (e.g. '01-*', 01-load-unload) in tests/vm, or
 # is a path to a test script. Default: all tests/vm/[0-9]*.sh.
 #
 # Test header (optional, any line): "# vmtest: cpus=2 mem=1024 append="..."
-#   qemu="-device ..." timeout=SEC livepatch=1". Tests with the same
-#   cpus/mem/append/qemu share one boot; header values override the defaults.
-#   livepatch=1 allows taint K for that test; timeout raises the boot timeout.
+#   qemu="-device ..." timeout=SEC livepatch=1 icount=1". Tests with the
+#   same cpus/mem/append/qemu/icount share one boot; header values override
+#   the defaults. livepatch=1 allows taint K for that test; timeout raises
+#   the boot timeout; icount=1 boots that test as --icount does.
 # Env: XNET_SRC (project dir, default: this checkout), XNET_VM_TESTDIR (dir of
 #   tests, default tests/vm), XNET_KVER (guest kernel version, default: from
 #   the kernel image), XNET_VM_ACCEL (kvm|tcg, default: probe once, cached),
-#   XNET_VM_CPU (TCG -cpu model, default max).
+#   XNET_VM_CPU (TCG -cpu model, default max), XNET_VM_ICOUNT (the -icount
+#   argument of --icount / icount=1 boots, default shift=0,sleep=off).
 #
 # Guest: the host's / read-only under a tmpfs overlay (writes vanish), fresh
 #   /run (ip netns works), configfs/debugfs/tracefs mounted, lo up, no udev
@@ -64,7 +74,7 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}/xnet-kmods/vm
 qemu="qemu-system-x86_64"
 
 opt_cpus=2 opt_mem=1024 opt_timeout=300 opt_kernel='' opt_append='' opt_keep=0
-opt_cmd='' opt_mode=tests opt_verbose=0
+opt_cmd='' opt_mode=tests opt_verbose=0 opt_icount=0
 globs=()
 
 # Kernel log lines that fail the run.
@@ -93,6 +103,7 @@ while [ $# -gt 0 ]; do
 	--keep) opt_keep=1 ;;
 	--shell-cmd) opt_cmd=${2?}; opt_mode=cmd; shift ;;
 	--selftest) opt_mode=selftest ;;
+	--icount) opt_icount=1 ;;
 	-v) opt_verbose=1 ;;
 	-h | --help) usage 0 ;;
 	--) shift; globs+=("$@"); break ;;
@@ -284,6 +295,12 @@ else
 	# -cpu max: PCLMUL etc. (crct10dif-pclmul, needed by nvme/nvmet).
 	accel_args=(-accel "tcg,thread=multi" -cpu "${XNET_VM_CPU:-max}")
 fi
+# icount boots (--icount, header icount=1): QEMU 7.2 refuses -icount with
+# multi-threaded TCG (and with KVM). shift=0: 1 ns of guest time per
+# instruction; sleep=off: when every vCPU idles, guest time jumps to the
+# next timer at once (so no host time at all reaches the guest's clocks).
+icount_spec=${XNET_VM_ICOUNT:-shift=0,sleep=off}
+icount_args=(-accel "tcg,thread=single" -cpu "${XNET_VM_CPU:-max}" -icount "$icount_spec")
 
 # ---------------------------------------------------------------- tests
 tests=()
@@ -317,9 +334,10 @@ if [ "$opt_mode" = tests ]; then
 fi
 
 # Boot needs from "# vmtest: k=v ..." header lines.
-parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout
+parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_icount
 	local line rest k v
 	n_cpus=$opt_cpus n_mem=$opt_mem n_append='' n_qemu='' n_timeout=$opt_timeout
+	n_icount=$opt_icount
 	n_taint_ok=$((4096 | 8192))
 	while IFS= read -r line; do
 		[[ $line =~ ^#[[:space:]]*vmtest:(.*)$ ]] || continue
@@ -338,6 +356,7 @@ parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout
 			append) n_append+="${n_append:+ }$v" ;;
 			qemu) n_qemu+="${n_qemu:+ }$v" ;;
 			livepatch) [ "$v" = 1 ] && n_taint_ok=$((n_taint_ok | 32768)) ;;
+			icount) [ "$v" = 1 ] && n_icount=1 ;;
 			*) die "$1: unknown vmtest header key '$k'" ;;
 			esac
 		done
@@ -365,17 +384,18 @@ trap 'failed_any=1; exit 130' INT TERM
 # panic=-1 + -no-reboot: a panic ends QEMU at once.
 base_append="console=ttyS0 panic=-1 printk.devkmsg=on cryptomgr.notests=1"
 
-# boot DIR CPUS MEM APPEND QEMU-EXTRA TIMEOUT: run one guest; DIR/res holds
-# cfg already. Sets boot_rc (124: timeout), boot_t0 and boot_wall.
+# boot DIR CPUS MEM APPEND QEMU-EXTRA TIMEOUT [ICOUNT]: run one guest; DIR/res
+# holds cfg already. Sets boot_rc (124: timeout), boot_t0 and boot_wall.
 boot() {
 	local dir=$1 cpus=$2 mem=$3 append=$4 extra=$5 tmo=$6 t0 tailpid=
-	local -a xargs
+	local -a xargs aargs=("${accel_args[@]}")
+	[ "${7:-0}" = 1 ] && aargs=("${icount_args[@]}")
 	read -ra xargs <<<"$extra"
 	echo "$repo/tests/vm/run.sh" >"$dir/res/runner"
 	: >"$dir/console.log"
 	t0=$EPOCHREALTIME boot_t0=$EPOCHREALTIME
 	timeout -k 5 "$tmo" "$qemu" -nodefaults -no-user-config -display none -no-reboot \
-		-machine q35 "${accel_args[@]}" -smp "$cpus" -m "$mem" \
+		-machine q35 "${aargs[@]}" -smp "$cpus" -m "$mem" \
 		-kernel "$kimage" -initrd "$initrd" \
 		-append "$base_append${append:+ $append}" \
 		-chardev "file,id=con,path=$dir/console.log" -serial chardev:con \
@@ -424,7 +444,7 @@ if [ "$opt_mode" = cmd ]; then
 		printf 'VM_MODE=cmd\nVM_CMD=%q\n' "$opt_cmd"
 	} >"$d/res/cfg"
 	: >"$d/res/cmd.out"
-	boot "$d" "$opt_cpus" "$opt_mem" "$opt_append" "" "$opt_timeout"
+	boot "$d" "$opt_cpus" "$opt_mem" "$opt_append" "" "$opt_timeout" "$opt_icount"
 	rc=$(cat "$d/res/cmd.rc" 2>/dev/null || echo 125)
 	if [ "$boot_rc" -eq 124 ]; then
 		echo "vmtest: timeout after $opt_timeout s" >&2
@@ -448,7 +468,7 @@ declare -A grp_tests=() grp_timeout=() t_taint_ok=()
 grp_order=()
 for t in "${tests[@]}"; do
 	parse_needs "$t"
-	key="$n_cpus$US$n_mem$US$n_append$US$n_qemu"
+	key="$n_cpus$US$n_mem$US$n_append$US$n_qemu$US$n_icount"
 	if [ -z "${grp_tests[$key]+x}" ]; then
 		grp_order+=("$key")
 		grp_tests[$key]=
@@ -465,7 +485,7 @@ echo "# vmtest: kernel $kernel ($XNET_KVER), accel $accel, XNET_SRC=$XNET_SRC"
 num=0 passed=0 failed=0 nboot=0
 for key in "${grp_order[@]}"; do
 	nboot=$((nboot + 1))
-	IFS=$US read -r cpus mem append extra <<<"$key"
+	IFS=$US read -r cpus mem append extra icount <<<"$key"
 	mapfile -t gt < <(printf '%s' "${grp_tests[$key]}")
 	d=$run/boot$nboot
 	mkdir -p "$d/res"
@@ -480,7 +500,7 @@ for key in "${grp_order[@]}"; do
 		for t in "${gt[@]}"; do printf '%s ' "${t_taint_ok[$t]}"; done
 		printf ')\n'
 	} >"$d/res/cfg"
-	boot "$d" "$cpus" "$mem" "${append}${opt_append:+ $opt_append}" "$extra" "${grp_timeout[$key]}"
+	boot "$d" "$cpus" "$mem" "${append}${opt_append:+ $opt_append}" "$extra" "${grp_timeout[$key]}" "$icount"
 
 	# Boot to first test: host wall clock (the guest made 1.begin over 9p).
 	first='?'
@@ -488,7 +508,9 @@ for key in "${grp_order[@]}"; do
 		first=$(awk -v a="$boot_t0" -v b="$(stat -c %.3Y "$d/res/1.begin")" \
 			'BEGIN { printf "%.1f", b - a }')
 	fi
-	echo "# vmtest: boot $nboot (cpus=$cpus mem=$mem append='$append${opt_append:+ $opt_append}'):" \
+	ic=
+	[ "$icount" = 1 ] && ic=" icount"
+	echo "# vmtest: boot $nboot (cpus=$cpus mem=$mem append='$append${opt_append:+ $opt_append}'$ic):" \
 		"tests: ${#gt[@]}, first test ${first} s after QEMU start, boot total ${boot_wall} s"
 	# Problems outside any test: before the first one -> first test.
 	probs=$(scan_problems "$d/console.log" "$d/res/dmesg.txt")
