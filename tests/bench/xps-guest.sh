@@ -13,11 +13,19 @@
 #  3. TCP through the forwarding path: iperf3 from netns "fwdsrc" through
 #     init_net onto tn0 (tx-0 5 ms late) to tn1, the client moved between
 #     CPUs every 0.25 s; goodput and retransmits off vs on (ABBA).
+# BENCH_MODE=icount: only 2., for a guest booted with scripts/vmtest.sh
+# --icount (guest time = instructions executed, 1 ns each with shift=0):
+# packets per guest second are then instructions per packet, the same in
+# every run and whatever the host's load. The table says so; the caller
+# boots that guest with one CPU online (maxcpus=1: QEMU 7.2's icount does
+# not bring up a second x86 vCPU in reasonable time).
 set -uo pipefail
 . "$XNET_SRC/tests/vm/lib.sh"
 . "$XNET_SRC/tests/vm/lib_testnic.sh"
 
 SECS=${BENCH_SECS:-4}
+MODE=${BENCH_MODE:-wall}
+case $MODE in wall | icount) ;; *) fail "BENCH_MODE=$MODE: wall or icount" ;; esac
 SRC=fwdsrc
 CNT=/sys/class/net/tn0/xps_dev_flow_table_cnt
 log() { echo "bench: $*" >&2; }
@@ -35,6 +43,7 @@ load_mod xps_flow/xps_flow >&2
 
 # ---- 1. reordering
 declare -A RE=()
+if [ "$MODE" = wall ]; then
 reorder() {
 	wput $D/tn0/reset 1
 	send tn0 --cpus 0,1 --bursts 10 --burst 8 --flows 4
@@ -49,16 +58,107 @@ steer 1024
 log "reordering, on"
 reorder on
 wput $D/tn0/tx-0/delay_us 0
+fi
+
+pps_stat() {	# median|best RUNS...
+	python3 - "$@" <<'PY'
+import statistics, sys
+v = [int(x) for x in sys.argv[2:]]
+print(int(statistics.median(v)) if sys.argv[1] == "median" else max(v))
+PY
+}
+# The icount boot's tables (BENCH_MODE=icount), printed after section 2.
+icount_tables() {
+	local qd n r0 r1 rr ipp0 ipp1 spread
+	echo "### xps_flow: datapath cost in instructions (QEMU -icount)"
+	echo
+	echo "The same pktgen runs ($PKTS packets of 64 bytes, 64 flows, queue_xmit; rounds of off, on, on, off), in a guest booted with \`-icount ${BENCH_ICOUNT_SPEC:-shift=0,sleep=off}\` (single-threaded TCG, one CPU online): guest time advances by $((1 << ${BENCH_ICOUNT_SHIFT:-0})) ns per guest instruction, so packets per guest second are 1e9 / (instructions per packet) and repeat run after run whatever the host does. Instructions per packet counts everything CPU 0 executes during a run: pktgen, queue selection, qdisc, the test NIC, the receive path into tn1's namespace, interrupts."
+	echo
+	echo "| qdisc (rounds) | steering | median packets/s (guest time) | instructions per packet | spread of the runs | runs |"
+	echo "|---|---|---:|---:|---:|---|"
+	for qd in pfifo_fast fq_codel; do
+		n=$ROUNDS
+		# shellcheck disable=SC2086 # the runs are words
+		{ r0=$(pps_stat median ${PPS[$qd/off]}); r1=$(pps_stat median ${PPS[$qd/on]}); }
+		ipp0=$(python3 -c "print('%.0f' % (1e9 / $r0 * (1 << ${BENCH_ICOUNT_SHIFT:-0})))")
+		ipp1=$(python3 -c "print('%.0f' % (1e9 / $r1 * (1 << ${BENCH_ICOUNT_SHIFT:-0})))")
+		# shellcheck disable=SC2086
+		rr=$(python3 -c 'import statistics, sys; print("%.3f" % statistics.median(float(x) for x in sys.argv[1:]))' ${RR[$qd]})
+		for m in off on; do
+			# shellcheck disable=SC2086
+			spread=$(python3 -c 'import sys; v=[int(x) for x in sys.argv[1:]]; print("%.2f%%" % (100.0 * (max(v) - min(v)) / min(v)))' ${PPS[$qd/$m]})
+			if [ $m = off ]; then
+				echo "| $qd ($n) | off | $r0 | $ipp0 | $spread | ${PPS[$qd/off]% } |"
+			else
+				echo "| $qd ($n) | on | $r1 | $ipp1 | $spread | ${PPS[$qd/on]% } |"
+			fi
+		done
+		echo "| $qd ($n) | on/off | $(ratio "$r0" "$r1") | +$((ipp1 - ipp0)) | | per round: ${RR[$qd]% }; **median $rr** |"
+	done
+	echo
+	if [ -n "${PERF[pfifo_fast]:-}" ]; then
+		read -r w0 d0 h0 <<<"${PERF[pfifo_fast]}"
+		read -r w1 d1 h1 <<<"${PERF[fq_codel]}"
+		echo "Instruction profile with steering on: \`perf record -e cpu-clock -c 20000 -C 0\` in the icount guest samples every 20000 guest instructions, so these are shares of CPU 0's instructions ($((PKTS * 5)) packets per qdisc)."
+		echo
+		echo "| where | pfifo_fast | fq_codel |"
+		echo "|---|---:|---:|"
+		echo "| xps_flow wrappers (xfl_*) | $w0 | $w1 |"
+		echo "| decision (xnet_xps_decide) | $d0 | $d1 |"
+		echo "| flow hash (__skb_get_hash*, __skb_flow_*, siphash*) | $h0 | $h1 |"
+		echo
+		perf_diff
+	fi
+}
+# Where the extra instructions per packet go: per symbol, its share of the
+# samples times the run's instructions per packet, steering on minus off.
+perf_diff() {
+	local qd
+	echo "Where the extra instructions go: per symbol, share of the samples x instructions per packet, steering on minus off (one profiled run each; the symbols that changed most)."
+	echo
+	for qd in pfifo_fast fq_codel; do
+		# shellcheck disable=SC2086 # the runs are words
+		python3 - "$qd" "$XNET_TMP/perf-$qd-off.txt" "$XNET_TMP/perf-$qd-on.txt" \
+			"$(pps_stat median ${PPS[$qd/off]})" "$(pps_stat median ${PPS[$qd/on]})" \
+			"$((1 << ${BENCH_ICOUNT_SHIFT:-0}))" <<'PY'
+import re, sys
+qd, f0, f1, p0, p1, ns = sys.argv[1:7]
+def load(f, pps):
+    ipp = 1e9 / float(pps) / float(ns)
+    d = {}
+    for line in open(f):
+        m = re.match(r"\s*([0-9.]+)%\s+\[k\]\s+(\S+)", line)
+        if m:
+            d[m.group(2)] = d.get(m.group(2), 0.0) + float(m.group(1)) * ipp / 100
+    return d, ipp
+a, i0 = load(f0, p0)
+b, i1 = load(f1, p1)
+diff = {k: b.get(k, 0.0) - a.get(k, 0.0) for k in set(a) | set(b)}
+top = sorted(diff.items(), key=lambda kv: -abs(kv[1]))[:12]
+print("| %s: symbol | off | on | on - off |" % qd)
+print("|---|---:|---:|---:|")
+for k, v in top:
+    print("| %s | %.0f | %.0f | %+.0f |" % (k, a.get(k, 0.0), b.get(k, 0.0), v))
+rest = (i1 - i0) - sum(v for _, v in top)
+print("| all other symbols | | | %+.0f |" % rest)
+print("| **total (instructions per packet)** | %.0f | %.0f | **%+.0f** |" % (i0, i1, i1 - i0))
+print()
+PY
+	done
+}
 
 # ---- 2. pktgen packet rate
 # The host is shared: a run that another load slows down says nothing about
 # xps_flow. ROUNDS rounds of off, on, on, off; the tables give each mode's
 # median and best run (interference only ever slows a run down). First with
-# pfifo_fast under mq (nothing else hashes the packets: the flow hash is
-# xps_flow's own cost), then half as many rounds with fq_codel, Debian's
-# default qdisc, which hashes every packet itself (the hash xps_flow computes
-# in ndo_select_queue is the one fq_codel then reuses).
+# pfifo_fast under mq, then half as many rounds with fq_codel, Debian's
+# default qdisc. Neither hashes these packets: the test NIC never stops a
+# queue here, and both qdiscs set TCQ_F_CAN_BYPASS, so __dev_xmit_skb()
+# hands each packet on an empty queue straight to the driver (fq_codel
+# would reuse the hash xps_flow stored only for packets it enqueues).
 ROUNDS=${BENCH_ROUNDS:-8}
+# icount runs repeat to the instruction: 3 rounds show that they do.
+[ "$MODE" = wall ] || ROUNDS=${BENCH_ICOUNT_ROUNDS:-3}
 TC=/sbin/tc
 PKTS=$((SECS * 5000))
 /sbin/modprobe pktgen || fail "modprobe pktgen"
@@ -107,26 +207,35 @@ pktgen_block() {	# QDISC ROUNDS
 	done
 }
 QD2_ROUNDS=$(((ROUNDS + 1) / 2))
+[ "$MODE" = wall ] || QD2_ROUNDS=$ROUNDS
 pktgen_block pfifo_fast "$ROUNDS"
-pktgen_block fq_codel $QD2_ROUNDS
+pktgen_block fq_codel "$QD2_ROUNDS"
 qdisc pfifo_fast
 # Where the time goes with steering on (BENCH_PERF=1, needs linux-perf): the
 # share of CPU 0's samples in xps_flow's wrappers and decision, and in the
 # flow dissection skb_get_hash() does for packets that carry no hash. One
 # longer run per qdisc; samples are taken in guest time, so a share does
 # not depend on how much of the host the guest gets.
+# In the icount guest cpu-clock runs on guest time, i.e. it samples every
+# 20000 instructions (-c 20000), and a run with steering off is profiled
+# too: share x instructions per packet, on minus off, per symbol, says where
+# the extra instructions go.
 declare -A PERF=()
-perf_share() {	# QDISC
+perf_share() {	# QDISC [MODE (on)]
+	local m=${2:-on} rep=$XNET_TMP/perf-$1-${2:-on}.txt
+	local -a per=()
+	[ "$MODE" = wall ] || per=(-c 20000)
 	qdisc "$1"
-	steer 1024
+	if [ "$m" = on ]; then steer 1024; else steer 0; fi
 	pg tn0 "count $((PKTS * 5))"
-	perf record -q -e cpu-clock -C 0 -o "$XNET_TMP/perf.data" -- \
+	perf record -q -e cpu-clock "${per[@]}" -C 0 -o "$XNET_TMP/perf.data" -- \
 		sh -c "echo start >$PG/pgctrl" >/dev/null 2>&1
 	pg tn0 "count $PKTS"
 	steer 0
 	perf report -i "$XNET_TMP/perf.data" --no-children --sort sym \
-		--percent-limit 0 --stdio 2>/dev/null >"$XNET_TMP/perf.txt"
-	PERF[$1]=$(python3 - "$XNET_TMP/perf.txt" <<'PY'
+		--percent-limit 0 --stdio 2>/dev/null >"$rep"
+	[ "$m" = on ] || return 0
+	PERF[$1]=$(python3 - "$rep" <<'PY'
 import re, sys
 groups = [r"xfl_", r"xnet_xps_", r"__skb_get_hash|__skb_flow_|siphash"]
 tot = [0.0] * len(groups)
@@ -144,12 +253,21 @@ if [ "${BENCH_PERF:-0}" = 1 ]; then
 	if command -v perf >/dev/null; then
 		perf_share pfifo_fast
 		perf_share fq_codel
+		if [ "$MODE" = icount ]; then
+			perf_share pfifo_fast off
+			perf_share fq_codel off
+		fi
 		qdisc pfifo_fast
 	else
 		log "BENCH_PERF=1 but no perf (scripts/setup.sh installs linux-perf)"
 	fi
 fi
 pg kpktgend_0 "rem_device_all"
+
+if [ "$MODE" = icount ]; then
+	icount_tables
+	exit 0
+fi
 
 # ---- 3. TCP through the forwarding path
 tn_fwd_setup $SRC
@@ -199,16 +317,9 @@ echo "|---|---:|---:|---:|"
 echo "| off | $n0 | $r0 | $(pct "$r0" "$n0") |"
 echo "| on | $n1 | $r1 | $(pct "$r1" "$n1") |"
 echo
-pps_stat() {	# median|best RUNS...
-	python3 - "$@" <<'PY'
-import statistics, sys
-v = [int(x) for x in sys.argv[2:]]
-print(int(statistics.median(v)) if sys.argv[1] == "median" else max(v))
-PY
-}
 echo "### xps_flow: datapath cost"
 echo
-echo "pktgen, 64-byte UDP, 64 flows (random source port), xmit_mode queue_xmit (queue selection, qdisc and both wrappers), $PKTS packets per run, no completion delay; rounds of off, on, on, off. The host is shared: per mode the median and the best run (other load only ever slows a run down), and the median of the per-round ratios (neighbouring runs, so slow changes of the load cancel). pfifo_fast: nothing else hashes these packets, so the flow hash is xps_flow's own cost; fq_codel (Debian's default qdisc) hashes every packet itself and reuses the hash xps_flow computed."
+echo "pktgen, 64-byte UDP, 64 flows (random source port), xmit_mode queue_xmit (queue selection, qdisc and both wrappers), $PKTS packets per run, no completion delay; rounds of off, on, on, off. The host is shared: per mode the median and the best run (other load only ever slows a run down), and the median of the per-round ratios (neighbouring runs, so slow changes of the load cancel). pfifo_fast and fq_codel (Debian's default qdisc): neither hashes these packets, since both bypass an empty queue (TCQ_F_CAN_BYPASS) and the test NIC never stops its queues here, so the flow hash is xps_flow's own cost with either."
 echo
 echo "| qdisc (rounds) | steering | median packets/s | best packets/s | runs |"
 echo "|---|---|---:|---:|---|"
@@ -235,8 +346,8 @@ if [ -n "${PERF[pfifo_fast]:-}" ]; then
 	echo "|---|---:|---:|"
 	echo "| xps_flow wrappers (xfl_*) | $w0 | $w1 |"
 	echo "| decision (xnet_xps_decide) | $d0 | $d1 |"
-	echo "| flow hash (__skb_get_hash*, __skb_flow_*, siphash*) | $h0 | $h1 (computed with steering off too) |"
-	echo "| **xps_flow's own cost** | **$(python3 -c "print('%.2f' % ($w0 + $d0 + $h0))")** | **$(python3 -c "print('%.2f' % ($w1 + $d1))")** |"
+	echo "| flow hash (__skb_get_hash*, __skb_flow_*, siphash*) | $h0 | $h1 |"
+	echo "| **xps_flow's own cost** | **$(python3 -c "print('%.2f' % ($w0 + $d0 + $h0))")** | **$(python3 -c "print('%.2f' % ($w1 + $d1 + $h1))")** |"
 	echo
 fi
 read -r g01 t01 <<<"${TCP[off/1]}"
