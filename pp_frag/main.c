@@ -388,9 +388,12 @@ int pp_frag_dma_register(struct net_device *dev, struct device *dma_dev)
 		return -ENODEV;
 	if (pd->dma_dev)
 		return pd->dma_dev == dma_dev ? 0 : -EBUSY;
+	/* ppf_mutex: not while the shrinker releases (and unmaps) pages. */
+	mutex_lock(&ppf_mutex);
 	pd->dma_dev = dma_dev;
 	if (pd->pool)
 		ppf_pool_dma_map(pd->pool, dma_dev);
+	mutex_unlock(&ppf_mutex);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(pp_frag_dma_register);
@@ -403,8 +406,10 @@ void pp_frag_dma_unregister(struct net_device *dev)
 	pd = ppf_find(dev);
 	if (!pd || !pd->dma_dev)
 		return;
+	mutex_lock(&ppf_mutex);
 	if (pd->pool)
 		ppf_pool_dma_unmap(pd->pool);
+	mutex_unlock(&ppf_mutex);
 	ppf_orphans_reap(true, pd->dma_dev);
 	pd->dma_dev = NULL;
 }

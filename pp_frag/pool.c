@@ -175,7 +175,7 @@ bool ppf_pool_refill(struct ppf_pool *pool, struct page_frag *pfrag)
 	return true;
 }
 
-/* Give back up to @max idle pages on the ring. Process context. */
+/* Give back up to @max idle pages on the ring. Process context, ppf_mutex. */
 unsigned long ppf_pool_shrink(struct ppf_pool *pool, unsigned long max)
 {
 	struct {
@@ -183,13 +183,15 @@ unsigned long ppf_pool_shrink(struct ppf_pool *pool, unsigned long max)
 		dma_addr_t dma;
 		unsigned int bias, order;
 	} out[PPF_BATCH];
-	struct device *dma_dev = READ_ONCE(pool->dma_dev);
 	unsigned int idx[PPF_BATCH];
+	struct device *dma_dev;
 	unsigned long done = 0;
 	unsigned int n, k;
 
 	while (done < max) {
 		spin_lock_bh(&pool->lock);
+		/* The slots' mappings are for this device (ppf_mutex: no opt-out now). */
+		dma_dev = pool->dma_dev;
 		n = xnet_frag_shrink(&pool->state, idx,
 				     min_t(unsigned long, max - done, PPF_BATCH));
 		for (k = 0; k < n; k++) {

@@ -88,6 +88,8 @@ def recv(args):
     print("listening", flush=True)
     for _ in range(args.count):
         conn, _ = srv.accept()
+        if args.hold:
+            time.sleep(args.hold)   # let the data pile up in flight first
         h = digest(args.digest)
         n = 0
         buf = bytearray(1 << 20)
@@ -200,6 +202,8 @@ def main():
     r.add_argument("port", type=int)
     r.add_argument("--bind", default="0.0.0.0")
     r.add_argument("--count", type=int, default=1)
+    r.add_argument("--hold", type=float, default=0,
+                   help="seconds to wait after accepting before reading")
     r.add_argument("--digest", choices=("sha256", "crc32"), default="sha256")
     s = sub.add_parser("send")
     s.add_argument("addr")

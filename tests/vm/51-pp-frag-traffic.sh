@@ -17,21 +17,26 @@ set -euo pipefail
 cleanup() {
 	pp_veth_cleanup
 	! mod_loaded pp_frag || /sbin/rmmod pp_frag 2>/dev/null || true
-	tn_cleanup
+	[ -z "${TN_QDISC0:-}" ] || tn_cleanup
 }
 trap cleanup EXIT
 
-# share DEV NS LABEL SNS RNS ADDR PORT: warm the pool with two transfers
-# (it grows to the stream's working set: the data in flight, not yet
-# acknowledged, queued or being read), then require >= 95% recycled
-# refills over a third.
+# share DEV NS LABEL SNS RNS ADDR PORT: warm the pool up — transfers until
+# one needs no new pool page (the pool has grown to the stream's working
+# set: data not yet acknowledged, queued, or waiting for the reader) — then
+# require >= 95% recycled refills over one more.
 share() {
-	local dev=$1 ns=$2 label=$3 s0 r0 f0 served recycled fallback
-	pp_xfer "$4" "$5" "$6" "$7" 24000000 1000,65536,4096,300000
-	pp_xfer "$4" "$5" "$6" $(($7 + 1)) 24000000 65536,1448,131072
-	pp_stats "$dev" "$ns"
+	local dev=$1 ns=$2 label=$3 s0 r0 f0 served recycled fallback k
+	for ((k = 0; k < 5; k++)); do
+		pp_stats "$dev" "$ns"
+		f0=${PS[fresh]}
+		pp_xfer "$4" "$5" "$6" $(($7 + k)) 24000000 1000,65536,4096,300000,1448
+		pp_stats "$dev" "$ns"
+		[ "${PS[fresh]}" -ne "$f0" ] || break
+	done
+	ktap_diag "$label: warm after $((k + 1)) transfers, pool pages ${PS[pages]}"
 	s0=${PS[served]} r0=${PS[recycled]} f0=${PS[fallback]}
-	pp_xfer "$4" "$5" "$6" $(($7 + 2)) 32000000 300000,65536,1448,131072,7
+	pp_xfer "$4" "$5" "$6" $(($7 + 9)) 32000000 300000,65536,1448,131072,7
 	pp_stats "$dev" "$ns"
 	served=$((PS[served] - s0)) recycled=$((PS[recycled] - r0))
 	fallback=$((PS[fallback] - f0))
@@ -45,7 +50,7 @@ load_mod pp_frag/pp_frag
 
 # veth between namespaces, the pool on the sender's side.
 pp_veth_setup
-$IP netns exec ppa sh -c 'echo 256 > /sys/class/net/ppa0/pp_frag_pool_pages' ||
+$IP netns exec ppa sh -c 'echo 512 > /sys/class/net/ppa0/pp_frag_pool_pages' ||
 	fail "pool on ppa0"
 share ppa0 ppa "veth" ppa ppb 10.97.0.2 9600
 
@@ -54,7 +59,7 @@ $IP -n ppa addr add fd97::1/64 dev ppa0 nodad
 $IP -n ppb addr add fd97::2/64 dev ppb0 nodad
 pp_stats ppa0 ppa
 s0=${PS[served]}
-pp_xfer ppa ppb fd97::2 9650 8000000 65536,100
+pp_xfer ppa ppb fd97::2 9680 8000000 65536,100
 pp_stats ppa0 ppa
 [ "${PS[served]}" -gt "$s0" ] || fail "IPv6 stream drew no pool page"
 
@@ -69,8 +74,9 @@ ktap_diag "iperf3: ${out##*sender}"
 
 # The BQL test NIC (tn0 -> tn1 in its netns).
 tn_setup
-wput /sys/class/net/tn0/pp_frag_pool_pages 256 || fail "pool on tn0"
-share tn0 "" "test NIC" "" "$NS" 10.99.0.2 9620
+trap cleanup EXIT	# tn_setup set its own
+wput /sys/class/net/tn0/pp_frag_pool_pages 512 || fail "pool on tn0"
+share tn0 "" "test NIC" "" "$NS" 10.99.0.2 9640
 
 wput /sys/class/net/tn0/pp_frag_pool_pages 0 || fail "disable tn0"
 $IP netns exec ppa sh -c 'echo 0 > /sys/class/net/ppa0/pp_frag_pool_pages'

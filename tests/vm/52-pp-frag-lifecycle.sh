@@ -60,30 +60,6 @@ free_baseline() {
 	R=$n
 }
 
-# stream PORT BYTES: a checksummed stream from ppa to ppb in the background
-# (wait with stream_end).
-stream() {
-	SOUT=$XNET_TMP/send.$1 ROUT=$XNET_TMP/recv.$1 SBYTES=$2
-	$IP netns exec ppb $PY "$PPS" recv "$1" --bind 10.97.0.2 >"$ROUT" 2>&1 &
-	RPID=$!
-	wait_for_line "$ROUT" listening || fail "receiver did not start: $(<"$ROUT")"
-	$IP netns exec ppa $PY "$PPS" send 10.97.0.2 "$1" --bytes "$2" \
-		--write 65536,4096,300000 >"$SOUT" 2>&1 &
-	SPID=$!
-}
-
-stream_end() {
-	local sline rline ssum
-	wait $SPID || fail "sender: $(<"$SOUT")"
-	wait $RPID || fail "receiver: $(<"$ROUT")"
-	sline=$(<"$SOUT")
-	rline=$(grep '^recv ' "$ROUT")
-	ssum=${sline##*sha256=}
-	ssum=${ssum%% *}
-	[ "${rline##*sha256=}" = "$ssum" ] || fail "$1: stream corrupted"
-	[[ $rline == "recv bytes=$SBYTES "* ]] || fail "$1: receiver: $rline"
-}
-
 pp_veth_setup
 # The baseline includes what the namespaces, sockets and tools cost.
 pp_xfer ppa ppb 10.97.0.2 9700 8000000
@@ -94,7 +70,7 @@ load_mod pp_frag/pp_frag
 pool 256
 
 # A stream whose pool changes under it, ending disabled.
-stream 9701 200000000
+pp_stream ppa ppb 10.97.0.2 9701 200000000 65536,4096,300000
 nsleep 1
 for n in 64 256 0 128 1 0 256; do
 	pool $n
@@ -104,24 +80,24 @@ pp_stats ppa0 ppa
 ktap_diag "under load: served ${PS[served]} recycled ${PS[recycled]} fallback ${PS[fallback]} pages ${PS[pages]}"
 [ "${PS[served]}" -gt 0 ] || fail "the last pool served nothing under load"
 pool 0
-stream_end "pool changes under load"
+pp_stream_end "pool changes under load"
 # Pages the stack still held when their pool went are orphans until idle:
 # once the data is acknowledged, pp_frag has given every page back.
-orphans_gone() { pp_global; [ "${PG[pages_owned]}" -eq 0 ] && [ "${PG[orphans]}" -eq 0 ]; }
+orphans_gone() { pp_flush_defer ppa 10.97.0.2; pp_global; [ "${PG[pages_owned]}" -eq 0 ] && [ "${PG[orphans]}" -eq 0 ]; }
 wait_until 10 orphans_gone ||
 	fail "pages_owned ${PG[pages_owned]} orphans ${PG[orphans]} after the stream"
 expect_eq "${PG[handed_over]}" 0 "pages handed to the stack (none before rmmod)"
 
 # rmmod under load: no waiting forever; the stream goes on, intact.
 pool 256
-stream 9702 200000000
+pp_stream ppa ppb 10.97.0.2 9702 200000000 65536,4096,300000
 nsleep 1.5
 kill -0 $SPID 2>/dev/null || fail "the stream ended before rmmod: make it longer"
 t0=$SECONDS
 unload_mod pp_frag
 ktap_diag "rmmod under load took $((SECONDS - t0)) s"
 [ $((SECONDS - t0)) -le 10 ] || fail "rmmod under load took $((SECONDS - t0)) s"
-stream_end "rmmod under load"
+pp_stream_end "rmmod under load"
 
 free_baseline
 ktap_diag "free pages: baseline $FREE0, after $R (one pool page is 8, a full pool 2048)"
@@ -130,12 +106,18 @@ ktap_diag "free pages: baseline $FREE0, after $R (one pool page is 8, a full poo
 # The shrinker: drop_caches runs every shrinker.
 load_mod pp_frag/pp_frag
 pool 256
-pp_xfer ppa ppb 10.97.0.2 9710 24000000
+# Four parallel streams: the pool grows to hold their data in flight.
+grow() {
+	$IP netns exec ppb /usr/bin/iperf3 -s -1 -D -B 10.97.0.2 >/dev/null 2>&1 || fail "iperf3 -s"
+	wait_until 5 pp_listening ppb 5201 || fail "iperf3 server not listening"
+	$IP netns exec ppa /usr/bin/iperf3 -c 10.97.0.2 -P 4 -t 2 >/dev/null 2>&1 || fail "iperf3 -P 4"
+}
+grow
 pp_stats ppa0 ppa
 p0=${PS[pages]}
 [ "$p0" -gt 32 ] || fail "pool only grew to $p0 pages"
 # Wait for the stream's last frees (the receiver's deferred skb frees).
-all_idle() { pp_stats ppa0 ppa; [ "${PS[in_flight]}" -eq 0 ]; }
+all_idle() { pp_flush_defer ppa 10.97.0.2; pp_stats ppa0 ppa; [ "${PS[in_flight]}" -eq 0 ]; }
 wait_until 10 all_idle || fail "${PS[in_flight]} pages still in flight after the stream"
 wput /proc/sys/vm/drop_caches 2 || fail drop_caches
 pp_stats ppa0 ppa
@@ -149,7 +131,7 @@ pp_global
 expect_eq "${PG[pages_owned]}" "${PS[pages]}" "pages owned after shrinking"
 
 # Real pressure: a process takes nearly all free memory.
-pp_xfer ppa ppb 10.97.0.2 9711 24000000
+grow
 pp_stats ppa0 ppa
 p0=${PS[pages]} s0=${PS[shrunk]}
 fill_memory 8

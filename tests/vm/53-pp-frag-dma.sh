@@ -70,37 +70,7 @@ xfer() {
 	DMAPS=$((DM[maps] - m0)) DSAVED=$((DM[saved] - s0)) DTCP=$((W[tcp] - t0))
 }
 
-# stream PORT BYTES / stream_end LABEL: a background stream tn0 -> tn1.
-stream() {
-	SOUT=$XNET_TMP/send.$1 ROUT=$XNET_TMP/recv.$1 SBYTES=$2
-	$IP netns exec $NS $PY "$PPS" recv "$1" --bind 10.99.0.2 >"$ROUT" 2>&1 &
-	RPID=$!
-	wait_for_line "$ROUT" listening || fail "receiver did not start: $(<"$ROUT")"
-	$PY "$PPS" send 10.99.0.2 "$1" --bytes "$2" --write 65536,4096,300000 >"$SOUT" 2>&1 &
-	SPID=$!
-}
-stream_end() {
-	local sline rline ssum
-	wait $SPID || fail "$1: sender: $(<"$SOUT")"
-	wait $RPID || fail "$1: receiver: $(<"$ROUT")"
-	sline=$(<"$SOUT")
-	rline=$(grep '^recv ' "$ROUT")
-	ssum=${sline##*sha256=}
-	ssum=${ssum%% *}
-	[ "${rline##*sha256=}" = "$ssum" ] || fail "$1: stream corrupted"
-	[[ $rline == "recv bytes=$SBYTES "* ]] || fail "$1: receiver: $rline"
-}
-# The receiver frees skbs on the CPU that allocated them (6.1's
-# skb_attempt_defer_free): up to skb_defer_max/2 wait there for that CPU's
-# next NET_RX softirq, holding their pages. A ping sent from each CPU runs
-# one (the test NIC's TX completion NAPI), then the orphans may go.
-flush_defer() {
-	local c
-	for c in 0 1; do
-		/usr/bin/taskset -c $c /bin/busybox ping -c 1 -W 1 10.99.0.2 >/dev/null 2>&1 || true
-	done
-}
-orphans_gone() { flush_defer; pp_global; [ "${PG[orphans]}" -eq 0 ]; }
+orphans_gone() { pp_flush_defer "" 10.99.0.2; pp_global; [ "${PG[orphans]}" -eq 0 ]; }
 refcnt() { read -r R </sys/module/pp_frag/refcnt; }
 
 # ---- 1. without pp_frag
@@ -169,7 +139,7 @@ out=$(/sbin/rmmod pp_frag 2>&1) && fail "rmmod pp_frag while opted in worked"
 mod_loaded pp_frag || fail "pp_frag gone"
 
 # ---- 5. the pool goes and comes back under traffic, opted in
-stream 9805 120000000
+pp_stream "" "$NS" 10.99.0.2 9805 120000000 65536,4096,300000
 nsleep 1
 kill -0 $SPID 2>/dev/null || fail "the stream ended too early: make it longer"
 maxorph=0
@@ -181,7 +151,7 @@ for n in 0 256 0 64 0 256; do
 done
 dma
 ktap_diag "pool changes under traffic: orphans seen up to $maxorph; maps ${DM[maps]} saved ${DM[saved]}"
-stream_end "pool changes"
+pp_stream_end "pool changes"
 idle tn0
 wput $POOLF 0 || fail "pool 0"
 wait_until 10 orphans_gone || fail "orphans ${PG[orphans]} after the stream (pages_owned ${PG[pages_owned]})"
@@ -189,13 +159,13 @@ expect_eq "${PG[pages_owned]}" 0 "pages owned without a pool"
 
 # ---- 6. opt-out under traffic (TX quiesced), rmmod pp_frag
 wput $POOLF 256 || fail "pool on tn0"
-stream 9806 60000000
+pp_stream "" "$NS" 10.99.0.2 9806 60000000 65536,4096,300000
 nsleep 1
 kill -0 $SPID 2>/dev/null || fail "the stream ended before the opt-out"
 wput "$OPTIN" 0 || fail "opt-out under traffic"
 rd "$OPTIN"
 expect_eq "$R" 0 "dma_optin after the opt-out"
-stream_end "opt-out under traffic"
+pp_stream_end "opt-out under traffic"
 idle tn0
 xfer 9807 8000000
 ktap_diag "opted out, pool on: maps $DMAPS saved $DSAVED"

@@ -82,25 +82,49 @@ pp_in() { # NS CMD...: run CMD in NS (or here when NS is empty)
 	fi
 }
 
-# pp_xfer SNS RNS ADDR PORT BYTES [WRITES]: a checksummed transfer from
-# namespace SNS to a receiver in RNS listening on ADDR:PORT; fails unless
-# the receiver got every byte with the sender's sha256.
-pp_xfer() {
-	local sns=$1 rns=$2 addr=$3 port=$4 bytes=$5 writes=${6:-65536}
-	local rout=$XNET_TMP/recv.$port sout pid
-	pp_in "$rns" $PY "$PPS" recv "$port" --bind "$addr" >"$rout" 2>&1 &
-	pid=$!
-	wait_for_line "$rout" listening || fail "receiver on $addr:$port did not start"
-	sout=$(pp_in "$sns" $PY "$PPS" send "$addr" "$port" --bytes "$bytes" --write "$writes" 2>&1) ||
-		fail "sender: $sout"
-	wait "$pid" || fail "receiver: $(<"$rout")"
-	local rline
-	rline=$(grep '^recv ' "$rout")
-	local ssum=${sout##*sha256=} rsum=${rline##*sha256=}
+# pp_stream SNS RNS ADDR PORT BYTES [WRITES]: a checksummed stream from
+# namespace SNS ('' = init_net) to a receiver in RNS on ADDR:PORT, in the
+# background; pp_stream_end LABEL waits for it and fails unless the
+# receiver got every byte with the sender's sha256 (sender's line: XFER_LINE).
+# PP_RECV_OPTS: more receiver options (e.g. --hold SECS).
+pp_stream() {
+	local sns=$1 rns=$2 addr=$3 port=$4 writes=${6:-65536}
+	SOUT=$XNET_TMP/send.$port ROUT=$XNET_TMP/recv.$port SBYTES=$5
+	# shellcheck disable=SC2086 # PP_RECV_OPTS: extra receiver options
+	pp_in "$rns" $PY "$PPS" recv "$port" --bind "$addr" ${PP_RECV_OPTS:-} >"$ROUT" 2>&1 &
+	RPID=$!
+	wait_for_line "$ROUT" listening || fail "receiver on $addr:$port did not start: $(<"$ROUT")"
+	pp_in "$sns" $PY "$PPS" send "$addr" "$port" --bytes "$SBYTES" --write "$writes" >"$SOUT" 2>&1 &
+	SPID=$!
+}
+
+pp_stream_end() {
+	local rline ssum
+	wait "$SPID" || fail "$1: sender: $(<"$SOUT")"
+	wait "$RPID" || fail "$1: receiver: $(<"$ROUT")"
+	XFER_LINE=$(<"$SOUT")
+	rline=$(grep '^recv ' "$ROUT")
+	ssum=${XFER_LINE##*sha256=}
 	ssum=${ssum%% *}
-	[[ $rline == "recv bytes=$bytes "* ]] || fail "receiver: '$rline', want $bytes bytes"
-	[ "$ssum" = "$rsum" ] || fail "data corrupted: sent sha256 $ssum, received $rsum"
-	XFER_LINE=$sout
+	[[ $rline == "recv bytes=$SBYTES "* ]] || fail "$1: receiver: '$rline', want $SBYTES bytes"
+	[ "${rline##*sha256=}" = "$ssum" ] || fail "$1: data corrupted: sent sha256 $ssum, received ${rline##*sha256=}"
+}
+
+# pp_xfer SNS RNS ADDR PORT BYTES [WRITES]: pp_stream, waited for.
+pp_xfer() {
+	pp_stream "$@"
+	pp_stream_end "stream to $3:$4"
+}
+
+# pp_flush_defer NS ADDR: receivers free skbs on the CPU that allocated
+# them (6.1's skb_attempt_defer_free): up to skb_defer_max/2 wait there for
+# that CPU's next NET_RX softirq, holding their pages. A ping from each CPU
+# runs one.
+pp_flush_defer() {
+	local c
+	for c in 0 1; do
+		pp_in "$1" /usr/bin/taskset -c $c /bin/busybox ping -c 1 -W 1 "$2" >/dev/null 2>&1 || true
+	done
 }
 
 # wait_for_line FILE WORD: up to 30 s (TCG, a busy host) for WORD in FILE.
