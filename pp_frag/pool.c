@@ -122,11 +122,14 @@ bool ppf_pool_refill(struct ppf_pool *pool, struct page_frag *pfrag)
 	struct xnet_frag_cache *c;
 	struct xnet_frag_slot *slot;
 	struct ppf_stats *stats;
+	struct ppf_cache *pc;
 	bool fresh = false;
 	unsigned int i;
 
 	local_bh_disable();
-	c = this_cpu_ptr(pool->cache);
+	pc = this_cpu_ptr(pool->cache);
+	spin_lock(&pc->lock);
+	c = &pc->c;
 	stats = this_cpu_ptr(pool->stats);
 	i = xnet_frag_take(st, c);
 	if (i == XNET_FRAG_NONE) {
@@ -156,10 +159,11 @@ bool ppf_pool_refill(struct ppf_pool *pool, struct page_frag *pfrag)
 	}
 	if (i == XNET_FRAG_NONE) {
 		stats->fallback++;
+		spin_unlock(&pc->lock);
 		local_bh_enable();
 		return false;
 	}
-	/* The slot is this CPU's (retired in its cache): stable. */
+	/* The slot is in this CPU's cache (retired), whose lock we hold. */
 	slot = &st->slots[i];
 	stats->served++;
 	if (fresh)
@@ -171,6 +175,7 @@ bool ppf_pool_refill(struct ppf_pool *pool, struct page_frag *pfrag)
 	pfrag->page = slot->page;
 	pfrag->offset = 0;
 	pfrag->size = PAGE_SIZE << slot->order;
+	spin_unlock(&pc->lock);
 	local_bh_enable();
 	return true;
 }
@@ -187,7 +192,18 @@ unsigned long ppf_pool_shrink(struct ppf_pool *pool, unsigned long max)
 	struct device *dma_dev;
 	unsigned long done = 0;
 	unsigned int n, k;
+	int cpu;
 
+	/* Idle pages in CPU caches too: move every cache's pages to the ring. */
+	for_each_possible_cpu(cpu) {
+		struct ppf_cache *pc = per_cpu_ptr(pool->cache, cpu);
+
+		spin_lock_bh(&pc->lock);
+		spin_lock(&pool->lock);
+		xnet_frag_drain(&pool->state, &pc->c);
+		spin_unlock(&pool->lock);
+		spin_unlock_bh(&pc->lock);
+	}
 	while (done < max) {
 		spin_lock_bh(&pool->lock);
 		/* The slots' mappings are for this device (ppf_mutex: no opt-out now). */
@@ -219,10 +235,10 @@ unsigned long ppf_pool_shrink(struct ppf_pool *pool, unsigned long max)
 	return done;
 }
 
-/* Pages the shrinker may find idle: those handed out (racy, a hint). */
+/* Pages the shrinker may find idle: all of them (racy, a hint). */
 unsigned long ppf_pool_idle_estimate(struct ppf_pool *pool)
 {
-	return xnet_frag_in_flight(&pool->state);
+	return READ_ONCE(pool->state.pages);
 }
 
 /* Stats: the counters, the pool's pages and, exactly, those not idle. */
@@ -260,6 +276,7 @@ struct ppf_pool *ppf_pool_create(struct net_device *dev, unsigned int pages)
 {
 	struct device *parent = dev->dev.parent;
 	struct ppf_pool *pool;
+	int cpu;
 
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
 	if (!pool)
@@ -270,7 +287,7 @@ struct ppf_pool *ppf_pool_create(struct net_device *dev, unsigned int pages)
 	spin_lock_init(&pool->lock);
 	xa_init(&pool->dma_pages);
 	pool->slots = kvcalloc(pages, sizeof(*pool->slots), GFP_KERNEL);
-	pool->cache = alloc_percpu(struct xnet_frag_cache);
+	pool->cache = alloc_percpu(struct ppf_cache);
 	pool->stats = alloc_percpu(struct ppf_stats);
 	if (!pool->slots || !pool->cache || !pool->stats ||
 	    xnet_frag_pool_init(&pool->state, pool->slots, pages)) {
@@ -280,6 +297,8 @@ struct ppf_pool *ppf_pool_create(struct net_device *dev, unsigned int pages)
 		kfree(pool);
 		return NULL;
 	}
+	for_each_possible_cpu(cpu)
+		spin_lock_init(&per_cpu_ptr(pool->cache, cpu)->lock);
 	return pool;
 }
 

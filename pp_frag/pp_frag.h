@@ -20,9 +20,18 @@ struct ppf_stats {
 };
 
 /*
+ * A CPU's cache of a pool: used on its CPU with BHs off; @lock (never
+ * contended on the hot path) lets the shrinker drain it from elsewhere.
+ */
+struct ppf_cache {
+	spinlock_t lock;			/* @c; outside the pool lock */
+	struct xnet_frag_cache c;
+};
+
+/*
  * A device's pool. Published in an RCU hash by device while enabled; the
  * refill hook reaches it under rcu_read_lock(). @lock protects @state's
- * ring and slots; a CPU's cache is touched only on that CPU with BHs off.
+ * ring and slots; lock order: a CPU cache's lock, then @lock.
  */
 struct ppf_pool {
 	struct hlist_node hnode;		/* ppf_hash, RCU */
@@ -31,7 +40,7 @@ struct ppf_pool {
 	spinlock_t lock;			/* @state: ring, slots, adds */
 	struct xnet_frag_pool state;
 	struct xnet_frag_slot *slots;
-	struct xnet_frag_cache __percpu *cache;
+	struct ppf_cache __percpu *cache;
 	struct ppf_stats __percpu *stats;
 	struct xarray dma_pages;		/* pfn -> slot + 1, DMA opt-in */
 	struct device *dma_dev;			/* the driver's, while opted in */

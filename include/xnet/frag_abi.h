@@ -89,6 +89,12 @@ unsigned int xnet_frag_refill(struct xnet_frag_pool *p, struct xnet_frag_cache *
 void xnet_frag_flush(struct xnet_frag_pool *p, struct xnet_frag_cache *c);
 
 /*
+ * Pool lock, with @c's CPU kept out (the caller holds the cache's own
+ * lock). Move all of @c's pages, ready and retired, to the ring.
+ */
+void xnet_frag_drain(struct xnet_frag_pool *p, struct xnet_frag_cache *c);
+
+/*
  * Cache. Hand out a ready page: one of the pool's references becomes the
  * caller's (topping the bias up first when it runs low). Returns the slot,
  * or NONE when nothing is ready or the retired list is full (flush first).

@@ -44,6 +44,11 @@ extern "C" void xnet_frag_flush(struct xnet_frag_pool *p, struct xnet_frag_cache
 	xnet::frag::AbiPool(*p).flush(*c);
 }
 
+extern "C" void xnet_frag_drain(struct xnet_frag_pool *p, struct xnet_frag_cache *c)
+{
+	xnet::frag::AbiPool(*p).drain(*c);
+}
+
 extern "C" unsigned int xnet_frag_take(struct xnet_frag_pool *p,
 				       struct xnet_frag_cache *c)
 {

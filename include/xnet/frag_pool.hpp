@@ -110,6 +110,17 @@ public:
 	}
 
 	/*
+	 * Pool lock, and @c's owner excluded. Give all of @c's pages back to
+	 * the ring (ready ones are idle: the shrinker then finds them).
+	 */
+	void drain(Cache &c)
+	{
+		flush(c);
+		while (c.nready)
+			push(c.ready[--c.nready]);
+	}
+
+	/*
 	 * Pool lock. Returns the number of pages that became ready in @c.
 	 * Each page on the ring is examined at most once: a busy page put
 	 * back at the tail of a short ring must not be read kScan times.

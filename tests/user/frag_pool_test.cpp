@@ -804,3 +804,38 @@ TEST(FragAbi, Lifecycle)
 	EXPECT_EQ(p.pages, 2u);
 	EXPECT_EQ(xnet_frag_in_flight(&p), 1u);
 }
+
+// drain(): a cache's ready (idle) and retired (handed out) pages go to the
+// ring, so the shrinker finds the idle ones and only those.
+TEST(FragPool, DrainGivesCachePagesToTheShrinker)
+{
+	Fix f(10);
+
+	for (int k = 0; k < 4; k++)
+		f.add(f.c);
+	u32 busy = f.take(f.c);		// in a page_frag: retired, busy
+	u32 freed = f.take(f.c);	// handed out, already dropped: idle
+
+	put(f.page(freed));
+	ASSERT_EQ(f.c.nready, 2u);
+	ASSERT_EQ(f.c.nretired, 2u);
+	u32 out[10];
+
+	EXPECT_EQ(f.pool.shrink(out, 10), 0u);	// nothing on the ring yet
+	f.pool.drain(f.c);
+	EXPECT_EQ(f.c.nready, 0u);
+	EXPECT_EQ(f.c.nretired, 0u);
+	EXPECT_EQ(f.pool.in_flight(), 4u);
+	u32 n = f.pool.shrink(out, 10);
+
+	EXPECT_EQ(n, 3u);		// the two ready ones and the dropped one
+	for (u32 k = 0; k < n; k++) {
+		EXPECT_NE(out[k], busy);
+		f.page(out[k])->refs -= f.bias(out[k]);
+		f.pool.forget(out[k]);
+	}
+	EXPECT_EQ(f.s.pages, 1u);
+	EXPECT_EQ(ring(f.s), (std::vector<u32>{ busy }));
+	put(f.page(busy));
+	EXPECT_EQ(f.page(busy)->refs.load(), f.bias(busy));
+}

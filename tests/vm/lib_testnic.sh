@@ -238,7 +238,7 @@ tp_start() {
 declare -A TPS
 tp_stop() {
 	local port='' k v
-	local -a f
+	local -a fld
 	exec {TP_FD}>&-
 	if ! wait_pid "$TP_PID" 30; then
 		local wchan='?'
@@ -248,15 +248,15 @@ tp_stop() {
 	fi
 	wait "$TP_PID" || fail "testpmd exit status $?: $(<"$TP_OUT")"
 	TPS=()
-	while read -r -a f; do
-		if [[ ${f[*]} == *"Forward statistics for port"* ]]; then
-			port=${f[5]}
-		elif [ -n "$port" ] && [[ ${f[0]:-} == [RT]X-packets: ]]; then
+	while read -r -a fld; do
+		if [[ ${fld[*]} == *"Forward statistics for port"* ]]; then
+			port=${fld[5]}
+		elif [ -n "$port" ] && [[ ${fld[0]:-} == [RT]X-packets: ]]; then
 			for k in 0 2 4; do
-				v=${f[k]%:}
-				TPS[$port.$v]=${f[k + 1]}
+				v=${fld[k]%:}
+				TPS[$port.$v]=${fld[k + 1]}
 			done
-		elif [[ ${f[0]:-} == ++++* ]]; then
+		elif [[ ${fld[0]:-} == ++++* ]]; then
 			port=''
 		fi
 	done <"$TP_OUT"
