@@ -21,26 +21,24 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# share DEV NS LABEL SNS RNS ADDR PORT: warm the pool up — transfers until
-# one needs no new pool page (the pool has grown to the stream's working
-# set: data not yet acknowledged, queued, or waiting for the reader) — then
-# require >= 95% recycled refills over one more.
+# share DEV NS LABEL SNS RNS ADDR PORT: transfers until one runs in the
+# steady state — the pool has grown to the stream's working set (data not
+# yet acknowledged, queued, or waiting for the reader) and needs no new
+# page — and there require >= 95% of the refills to be recycled pool pages
+# (the rest: fallbacks at the bound). At most 6 transfers.
 share() {
-	local dev=$1 ns=$2 label=$3 s0 r0 f0 served recycled fallback k
-	for ((k = 0; k < 5; k++)); do
+	local dev=$1 ns=$2 label=$3 s0 r0 f0 n0 served recycled fallback fresh k
+	for ((k = 0; k < 6; k++)); do
 		pp_stats "$dev" "$ns"
-		f0=${PS[fresh]}
-		pp_xfer "$4" "$5" "$6" $(($7 + k)) 24000000 1000,65536,4096,300000,1448
+		s0=${PS[served]} r0=${PS[recycled]} f0=${PS[fallback]} n0=${PS[fresh]}
+		pp_xfer "$4" "$5" "$6" $(($7 + k)) 24000000 1000,65536,4096,300000,1448,131072,7
 		pp_stats "$dev" "$ns"
-		[ "${PS[fresh]}" -ne "$f0" ] || break
+		served=$((PS[served] - s0)) recycled=$((PS[recycled] - r0))
+		fallback=$((PS[fallback] - f0)) fresh=$((PS[fresh] - n0))
+		ktap_diag "$label: transfer $((k + 1)): served $served (recycled $recycled, fresh $fresh) fallback $fallback; pool pages ${PS[pages]}"
+		[ "$fresh" -ne 0 ] || break
 	done
-	ktap_diag "$label: warm after $((k + 1)) transfers, pool pages ${PS[pages]}"
-	s0=${PS[served]} r0=${PS[recycled]} f0=${PS[fallback]}
-	pp_xfer "$4" "$5" "$6" $(($7 + 9)) 32000000 300000,65536,1448,131072,7
-	pp_stats "$dev" "$ns"
-	served=$((PS[served] - s0)) recycled=$((PS[recycled] - r0))
-	fallback=$((PS[fallback] - f0))
-	ktap_diag "$label: steady state: served $served (recycled $recycled) fallback $fallback; pool pages ${PS[pages]}"
+	[ "$fresh" -eq 0 ] || fail "$label: the pool still grew in transfer $k"
 	[ "$served" -gt 0 ] || fail "$label: no page served from the pool"
 	[ $((recycled * 100)) -ge $(((served + fallback) * 95)) ] ||
 		fail "$label: recycled $recycled of $((served + fallback)) refills, want >= 95%"
