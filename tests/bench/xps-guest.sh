@@ -68,6 +68,20 @@ print(int(statistics.median(v)) if sys.argv[1] == "median" else max(v))
 PY
 }
 # The icount boot's tables (BENCH_MODE=icount), printed after section 2.
+# perf_rows INTRO: INTRO, then the profile table of PERF[qdisc] ("wrappers
+# decision hash" shares); sets w0 d0 h0 / w1 d1 h1 for extra rows.
+perf_rows() {
+	read -r w0 d0 h0 <<<"${PERF[pfifo_fast]}"
+	read -r w1 d1 h1 <<<"${PERF[fq_codel]}"
+	echo "$1"
+	echo
+	echo "| where | pfifo_fast | fq_codel |"
+	echo "|---|---:|---:|"
+	echo "| xps_flow wrappers (xfl_*) | $w0 | $w1 |"
+	echo "| decision (xnet_xps_decide) | $d0 | $d1 |"
+	echo "| flow hash (__skb_get_hash*, __skb_flow_*, siphash*) | $h0 | $h1 |"
+}
+
 icount_tables() {
 	local qd n r0 r1 rr ipp0 ipp1 spread
 	echo "### xps_flow: datapath cost in instructions (QEMU -icount)"
@@ -97,15 +111,7 @@ icount_tables() {
 	done
 	echo
 	if [ -n "${PERF[pfifo_fast]:-}" ]; then
-		read -r w0 d0 h0 <<<"${PERF[pfifo_fast]}"
-		read -r w1 d1 h1 <<<"${PERF[fq_codel]}"
-		echo "Instruction profile with steering on: \`perf record -e cpu-clock -c 20000 -C 0\` in the icount guest samples every 20000 guest instructions, so these are shares of CPU 0's instructions ($((PKTS * 5)) packets per qdisc)."
-		echo
-		echo "| where | pfifo_fast | fq_codel |"
-		echo "|---|---:|---:|"
-		echo "| xps_flow wrappers (xfl_*) | $w0 | $w1 |"
-		echo "| decision (xnet_xps_decide) | $d0 | $d1 |"
-		echo "| flow hash (__skb_get_hash*, __skb_flow_*, siphash*) | $h0 | $h1 |"
+		perf_rows "Instruction profile with steering on: \`perf record -e cpu-clock -c 20000 -C 0\` in the icount guest samples every 20000 guest instructions, so these are shares of CPU 0's instructions ($((PKTS * 5)) packets per qdisc)."
 		echo
 		perf_diff
 	fi
@@ -338,15 +344,7 @@ for qd in pfifo_fast fq_codel; do
 done
 echo
 if [ -n "${PERF[pfifo_fast]:-}" ]; then
-	read -r w0 d0 h0 <<<"${PERF[pfifo_fast]}"
-	read -r w1 d1 h1 <<<"${PERF[fq_codel]}"
-	echo "Where the time goes with steering on: one run of $((PKTS * 5)) packets per qdisc under \`perf record -e cpu-clock -C 0\` (CPU 0 sends and, through the test NIC, also receives); % of its samples. Samples are taken in guest time, so these shares do not depend on the host's load."
-	echo
-	echo "| where | pfifo_fast | fq_codel |"
-	echo "|---|---:|---:|"
-	echo "| xps_flow wrappers (xfl_*) | $w0 | $w1 |"
-	echo "| decision (xnet_xps_decide) | $d0 | $d1 |"
-	echo "| flow hash (__skb_get_hash*, __skb_flow_*, siphash*) | $h0 | $h1 |"
+	perf_rows "Where the time goes with steering on: one run of $((PKTS * 5)) packets per qdisc under \`perf record -e cpu-clock -C 0\` (CPU 0 sends and, through the test NIC, also receives); % of its samples. Samples are taken in guest time, so these shares do not depend on the host's load."
 	echo "| **xps_flow's own cost** | **$(python3 -c "print('%.2f' % ($w0 + $d0 + $h0))")** | **$(python3 -c "print('%.2f' % ($w1 + $d1 + $h1))")** |"
 	echo
 fi
