@@ -42,7 +42,7 @@ struct ppf_pool {
 	struct xnet_frag_slot *slots;
 	struct ppf_cache __percpu *cache;
 	struct ppf_stats __percpu *stats;
-	struct xarray dma_pages;		/* pfn -> slot + 1, DMA opt-in */
+	struct xarray dma_pages;		/* pfn -> slot (value entry), DMA */
 	struct device *dma_dev;			/* the driver's, while opted in */
 	int nid;				/* NUMA node of the device */
 	unsigned int order;			/* pages to allocate */
