@@ -63,12 +63,22 @@ enum propose {
 	PROPOSE_XPS,		/* XPS map, sender bound to a CPU */
 };
 
+/* What the flow's packets are. */
+enum pkt_kind {
+	PKT_SEQ,	/* test-header frames with an L4 hash (as from RSS) */
+	PKT_UDP4,	/* IPv4 UDP, no hash: the tuple key */
+	PKT_UDP6,	/* IPv6 UDP, no hash: the tuple key */
+};
+
 struct steer_test {
 	struct net_device *dev, *peer;	/* NULL once deleted */
 	struct tn_priv *priv;
 	enum propose how;
+	enum pkt_kind kind;
 	bool xfl;			/* xfl_start() done, no xfl_stop() yet */
 	u32 seq;			/* next sequence number of the flow */
+	u32 key;			/* the flow's key (its entry's index) */
+	unsigned int len;		/* bytes per packet (BQL counts them) */
 };
 
 /* ---- the NIC ------------------------------------------------------------ */
@@ -231,33 +241,140 @@ static void drain(struct kunit *test, unsigned int qi)
 
 /* ---- the sender --------------------------------------------------------- */
 
-/* One test-header frame of the flow, the next seq, to the peer. */
-static int xmit_one(struct steer_test *t)
+/*
+ * A packet of a flow: Ethernet, then for IPv4/IPv6 a UDP or TCP header from
+ * @sport to @dport (or no L4 header for other protocols), then a test
+ * header (flow @flow, sequence @seq), padded to ETH_ZLEN. Network header
+ * set, no hash. @frag: IPv4 fragment offset field (IP_MF, offset), or for
+ * IPv6 a fragment header in front of the L4 header when non-zero.
+ */
+struct pkt_spec {
+	__be16 proto;		/* ETH_P_IP, ETH_P_IPV6 or another EtherType */
+	u8 l4;			/* IPPROTO_* */
+	u16 sport, dport;
+	u16 frag;
+	u8 saddr_last;		/* last byte of the source address */
+	u8 ttl;			/* hop limit (not part of the flow) */
+	u32 flow, seq;
+};
+
+static struct sk_buff *build_pkt(struct net_device *dev, const u8 *dst,
+				 const struct pkt_spec *p)
 {
-	struct net_device *dev = t->dev;
+	unsigned int l4len = p->l4 == IPPROTO_TCP ? sizeof(struct tcphdr) :
+			     p->l4 == IPPROTO_UDP ? sizeof(struct udphdr) : 0;
 	struct xnet_tn_seqhdr *h;
 	struct sk_buff *skb;
 	struct ethhdr *eth;
+	unsigned int nh, l4off;
 
-	skb = alloc_skb(LL_RESERVED_SPACE(dev) + ETH_ZLEN, GFP_KERNEL);
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + 256, GFP_KERNEL);
 	if (!skb)
-		return -ENOMEM;
+		return NULL;
 	skb_reserve(skb, LL_RESERVED_SPACE(dev));
 	skb_reset_mac_header(skb);
 	eth = skb_put(skb, ETH_HLEN);
-	ether_addr_copy(eth->h_dest, t->peer->dev_addr);
+	ether_addr_copy(eth->h_dest, dst);
 	ether_addr_copy(eth->h_source, dev->dev_addr);
-	eth->h_proto = htons(XNET_TN_ETH_P_SEQ);
+	eth->h_proto = p->proto;
 	skb_set_network_header(skb, ETH_HLEN);
+	nh = skb->len;
+	if (p->proto == htons(ETH_P_IP)) {
+		struct iphdr *iph = skb_put_zero(skb, sizeof(*iph));
+
+		iph->version = 4;
+		iph->ihl = 5;
+		iph->ttl = p->ttl;
+		iph->id = htons(p->seq);
+		iph->frag_off = htons(p->frag);
+		iph->protocol = p->l4;
+		iph->saddr = htonl(0x0a630000 | p->saddr_last);
+		iph->daddr = htonl(0x0a630002);
+	} else if (p->proto == htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = skb_put_zero(skb, sizeof(*ip6));
+
+		ip6->version = 6;
+		ip6->hop_limit = p->ttl;
+		ip6->nexthdr = p->l4;
+		ip6->saddr.s6_addr[0] = 0xfd;
+		ip6->saddr.s6_addr[15] = p->saddr_last;
+		ip6->daddr.s6_addr[0] = 0xfd;
+		ip6->daddr.s6_addr[15] = 2;
+		if (p->frag) {
+			struct frag_hdr *fh = skb_put_zero(skb, sizeof(*fh));
+
+			ip6->nexthdr = NEXTHDR_FRAGMENT;
+			fh->nexthdr = p->l4;
+			fh->frag_off = htons(p->frag);
+			fh->identification = htonl(p->seq);
+		}
+	}
+	l4off = skb->len;
+	if (p->proto == htons(ETH_P_IP) || p->proto == htons(ETH_P_IPV6)) {
+		__be16 *ports = skb_put_zero(skb, l4len);
+
+		if (l4len) {
+			ports[0] = htons(p->sport);
+			ports[1] = htons(p->dport);
+		}
+		if (p->l4 == IPPROTO_TCP)
+			((struct tcphdr *)ports)->doff = sizeof(struct tcphdr) / 4;
+	}
 	h = skb_put(skb, sizeof(*h));
 	memcpy(h->magic, XNET_TN_SEQ_MAGIC, XNET_TN_SEQ_MAGIC_LEN);
-	h->flow = cpu_to_be32(FLOW_ID);
-	h->seq = cpu_to_be32(t->seq++);
-	skb_put_zero(skb, ETH_ZLEN - skb->len);
+	h->flow = cpu_to_be32(p->flow);
+	h->seq = cpu_to_be32(p->seq);
+	if (skb->len < ETH_ZLEN)
+		skb_put_zero(skb, ETH_ZLEN - skb->len);
+	if (p->l4 == IPPROTO_UDP && l4len && l4off > nh)
+		((struct udphdr *)(skb->data + l4off))->len =
+			htons(skb->len - l4off);
+	if (p->proto == htons(ETH_P_IP))
+		((struct iphdr *)(skb->data + nh))->tot_len = htons(skb->len - nh);
+	else if (p->proto == htons(ETH_P_IPV6))
+		((struct ipv6hdr *)(skb->data + nh))->payload_len =
+			htons(skb->len - nh - sizeof(struct ipv6hdr));
 	skb->dev = dev;
-	skb->protocol = htons(XNET_TN_ETH_P_SEQ);
-	/* What the flow table is indexed by (as a NIC's RSS hash would be). */
-	skb_set_hash(skb, FLOW_HASH, PKT_HASH_TYPE_L4);
+	skb->protocol = p->proto;
+	return skb;
+}
+
+/* One packet of the flow, the next seq, to the peer. */
+static int xmit_one(struct steer_test *t)
+{
+	struct pkt_spec p = {
+		.l4 = IPPROTO_UDP, .sport = 4000, .dport = 9999,
+		.saddr_last = 1, .ttl = 64, .flow = FLOW_ID, .seq = t->seq,
+	};
+	struct sk_buff *skb;
+
+	switch (t->kind) {
+	case PKT_SEQ:
+		p.proto = htons(XNET_TN_ETH_P_SEQ);
+		break;
+	case PKT_UDP4:
+		p.proto = htons(ETH_P_IP);
+		break;
+	case PKT_UDP6:
+		p.proto = htons(ETH_P_IPV6);
+		break;
+	}
+	skb = build_pkt(t->dev, t->peer->dev_addr, &p);
+	if (!skb)
+		return -ENOMEM;
+	t->seq++;
+	t->len = skb->len;
+	if (t->kind == PKT_SEQ) {
+		/* What the flow table is indexed by (as a NIC's RSS hash would be). */
+		skb_set_hash(skb, FLOW_HASH, PKT_HASH_TYPE_L4);
+		t->key = FLOW_HASH;
+	} else {
+		t->key = xfl_select_key(skb);	/* the tuple: the skb keeps no hash */
+		if (skb->sw_hash || skb->l4_hash) {
+			kfree_skb(skb);
+			return -EINVAL;
+		}
+	}
 	return dev_queue_xmit(skb);
 }
 
@@ -382,7 +499,7 @@ static u64 flow_entry(struct steer_test *t)
 	rcu_read_lock();
 	tb = xd ? rcu_dereference(xd->table) : NULL;
 	if (tb)
-		e = READ_ONCE(tb->entries[FLOW_HASH & tb->mask]);
+		e = READ_ONCE(tb->entries[t->key & tb->mask]);
 	rcu_read_unlock();
 	return e;
 }
@@ -608,7 +725,7 @@ static void hold_then_move(struct kunit *test)
 	s0 = txq_snap(t, 0);
 	KUNIT_ASSERT_EQ(test, s0.ring, 1U);
 	KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(0, s0.queued));
-	KUNIT_EXPECT_EQ(test, s0.queued - s0.completed, (u32)ETH_ZLEN);
+	KUNIT_EXPECT_EQ(test, s0.queued - s0.completed, t->len);
 	expect_held(test, ++held);
 	s0 = txq_snap(t, 0);
 	KUNIT_EXPECT_EQ(test, s0.ring + s0.qdisc, 2U);
@@ -685,6 +802,32 @@ static void xps_flow_steer_hold_then_move(struct kunit *test)
 static void xps_flow_steer_table_off_reorders(struct kunit *test)
 {
 	setup(test, PROPOSE_SELECT);
+	table_off_reorders(test);
+}
+
+/*
+ * The same with hashless IPv4 / IPv6 UDP packets: the select and the
+ * transmit wrapper must both index the flow's entry by its tuple key, or
+ * the flow would never be held (its entry would stay empty).
+ */
+static void xps_flow_steer_hold_then_move_udp4(struct kunit *test)
+{
+	setup(test, PROPOSE_SELECT);
+	((struct steer_test *)test->priv)->kind = PKT_UDP4;
+	hold_then_move(test);
+}
+
+static void xps_flow_steer_hold_then_move_udp6(struct kunit *test)
+{
+	setup(test, PROPOSE_SELECT);
+	((struct steer_test *)test->priv)->kind = PKT_UDP6;
+	hold_then_move(test);
+}
+
+static void xps_flow_steer_table_off_reorders_udp4(struct kunit *test)
+{
+	setup(test, PROPOSE_SELECT);
+	((struct steer_test *)test->priv)->kind = PKT_UDP4;
 	table_off_reorders(test);
 }
 
@@ -896,6 +1039,9 @@ static void xps_flow_steer_suite_exit(struct kunit_suite *suite)
 static struct kunit_case xps_flow_steer_cases[] = {
 	KUNIT_CASE(xps_flow_steer_hold_then_move),
 	KUNIT_CASE(xps_flow_steer_table_off_reorders),
+	KUNIT_CASE(xps_flow_steer_hold_then_move_udp4),
+	KUNIT_CASE(xps_flow_steer_hold_then_move_udp6),
+	KUNIT_CASE(xps_flow_steer_table_off_reorders_udp4),
 #ifdef CONFIG_XPS
 	KUNIT_CASE(xps_flow_steer_hold_then_move_xps),
 	KUNIT_CASE(xps_flow_steer_table_off_reorders_xps),
@@ -916,4 +1062,191 @@ static struct kunit_suite xps_flow_steer_suite = {
 	.test_cases = xps_flow_steer_cases,
 };
 
-kunit_test_suite(xps_flow_steer_suite);
+/* ---- the flow key (suite xps_flow_key) ---------------------------------- */
+
+/*
+ * xfl_select_key() and xfl_xmit_key() on packets built by build_pkt(),
+ * no device traffic. skb->dev is the loopback device (the kernel's flow
+ * dissector wants a netns).
+ */
+static struct sk_buff *key_pkt(struct kunit *test, const struct pkt_spec *p)
+{
+	static const u8 dst[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 2 };
+	struct sk_buff *skb = build_pkt(init_net.loopback_dev, dst, p);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	return skb;
+}
+
+/* The select key of a fresh packet @p (tuple path: the skb gets no hash). */
+static u32 tuple_key(struct kunit *test, const struct pkt_spec *p)
+{
+	struct sk_buff *skb = key_pkt(test, p);
+	u32 key, xkey = 0;
+
+	key = xfl_select_key(skb);
+	KUNIT_EXPECT_FALSE(test, skb->sw_hash);
+	KUNIT_EXPECT_FALSE(test, skb->l4_hash);
+	KUNIT_EXPECT_EQ(test, skb->hash, 0U);
+	/* The transmit wrapper finds the same key. */
+	KUNIT_EXPECT_TRUE(test, xfl_xmit_key(skb, &xkey));
+	KUNIT_EXPECT_EQ(test, xkey, key);
+	/* A qdisc that hashes it in between (fq_codel) changes nothing. */
+	skb_get_hash(skb);
+	KUNIT_EXPECT_TRUE(test, skb->sw_hash);
+	KUNIT_EXPECT_TRUE(test, xfl_xmit_key(skb, &xkey));
+	KUNIT_EXPECT_EQ(test, xkey, key);
+	KUNIT_EXPECT_EQ(test, xfl_select_key(skb), key);
+	kfree_skb(skb);
+	return key;
+}
+
+/*
+ * The packet @p falls back to the kernel's flow hash: the select key is
+ * skb_get_hash(), stored in the skb, and the transmit key reads it back.
+ */
+static void expect_fallback(struct kunit *test, const struct pkt_spec *p)
+{
+	struct sk_buff *skb = key_pkt(test, p), *copy = key_pkt(test, p);
+	u32 key, xkey = 0;
+
+	/* Without a hash, the transmit wrapper records nothing. */
+	KUNIT_EXPECT_FALSE(test, xfl_xmit_key(skb, &xkey));
+	key = xfl_select_key(skb);
+	KUNIT_EXPECT_TRUE(test, skb->sw_hash);
+	KUNIT_EXPECT_EQ(test, key, skb_get_hash(copy));
+	KUNIT_EXPECT_TRUE(test, xfl_xmit_key(skb, &xkey));
+	KUNIT_EXPECT_EQ(test, xkey, key);
+	kfree_skb(skb);
+	kfree_skb(copy);
+}
+
+static void xps_flow_key_tuple(struct kunit *test, __be16 proto)
+{
+	struct pkt_spec p = {
+		.proto = proto, .l4 = IPPROTO_UDP, .sport = 4000,
+		.dport = 9999, .saddr_last = 1, .ttl = 64, .flow = 1, .seq = 0,
+	}, q;
+	u32 key = tuple_key(test, &p);
+
+	/* Same flow: other payload, IP ID, hop limit. */
+	q = p;
+	q.seq = 12345;
+	q.flow = 99;
+	q.ttl = 3;
+	KUNIT_EXPECT_EQ(test, tuple_key(test, &q), key);
+	/* Another flow: each field of the tuple counts. */
+	q = p;
+	q.sport++;
+	KUNIT_EXPECT_NE(test, tuple_key(test, &q), key);
+	q = p;
+	q.dport++;
+	KUNIT_EXPECT_NE(test, tuple_key(test, &q), key);
+	q = p;
+	q.saddr_last++;
+	KUNIT_EXPECT_NE(test, tuple_key(test, &q), key);
+	q = p;
+	q.l4 = IPPROTO_TCP;
+	KUNIT_EXPECT_NE(test, tuple_key(test, &q), key);
+	KUNIT_EXPECT_EQ(test, tuple_key(test, &q), tuple_key(test, &q));
+	/* The seed counts. */
+	xfl_key_seed ^= 1;
+	KUNIT_EXPECT_NE(test, tuple_key(test, &p), key);
+	xfl_key_seed ^= 1;
+	KUNIT_EXPECT_EQ(test, tuple_key(test, &p), key);
+}
+
+static void xps_flow_key_ipv4(struct kunit *test)
+{
+	xps_flow_key_tuple(test, htons(ETH_P_IP));
+}
+
+static void xps_flow_key_ipv6(struct kunit *test)
+{
+	struct pkt_spec v4 = {
+		.proto = htons(ETH_P_IP), .l4 = IPPROTO_UDP, .sport = 4000,
+		.dport = 9999, .saddr_last = 1, .ttl = 64,
+	}, v6 = v4;
+
+	xps_flow_key_tuple(test, htons(ETH_P_IPV6));
+	v6.proto = htons(ETH_P_IPV6);
+	KUNIT_EXPECT_NE(test, tuple_key(test, &v4), tuple_key(test, &v6));
+}
+
+/* Fragments, other protocols, no IP: the kernel's flow hash. */
+static void xps_flow_key_fallback(struct kunit *test)
+{
+	struct pkt_spec p = {
+		.proto = htons(ETH_P_IP), .l4 = IPPROTO_UDP, .sport = 4000,
+		.dport = 9999, .saddr_last = 1, .ttl = 64,
+	}, q;
+
+	q = p;
+	q.frag = IP_MF;				/* first fragment */
+	expect_fallback(test, &q);
+	q.frag = 185;				/* a later one */
+	expect_fallback(test, &q);
+	q = p;
+	q.proto = htons(ETH_P_IPV6);
+	q.frag = 1;				/* IPv6 fragment header */
+	expect_fallback(test, &q);
+	q = p;
+	q.l4 = IPPROTO_GRE;			/* not a protocol with ports */
+	expect_fallback(test, &q);
+	q.proto = htons(ETH_P_IPV6);
+	q.l4 = IPPROTO_ICMPV6;
+	expect_fallback(test, &q);
+	q = p;
+	q.proto = htons(XNET_TN_ETH_P_SEQ);	/* no IP header */
+	expect_fallback(test, &q);
+	q.proto = htons(ETH_P_8021Q);		/* VLAN header in the payload */
+	expect_fallback(test, &q);
+}
+
+/* A hash from the socket or the NIC (l4_hash, not sw_hash) is the key. */
+static void xps_flow_key_given_hash(struct kunit *test)
+{
+	struct pkt_spec p = {
+		.proto = htons(ETH_P_IP), .l4 = IPPROTO_UDP, .sport = 4000,
+		.dport = 9999, .saddr_last = 1, .ttl = 64,
+	};
+	struct sk_buff *skb = key_pkt(test, &p);
+	u32 xkey = 0;
+
+	skb_set_hash(skb, FLOW_HASH, PKT_HASH_TYPE_L4);
+	KUNIT_EXPECT_EQ(test, xfl_select_key(skb), FLOW_HASH);
+	KUNIT_EXPECT_TRUE(test, xfl_xmit_key(skb, &xkey));
+	KUNIT_EXPECT_EQ(test, xkey, FLOW_HASH);
+	KUNIT_EXPECT_EQ(test, skb->hash, FLOW_HASH);
+	kfree_skb(skb);
+	/* On a packet without IP too. */
+	p.proto = htons(XNET_TN_ETH_P_SEQ);
+	skb = key_pkt(test, &p);
+	skb_set_hash(skb, FLOW_HASH, PKT_HASH_TYPE_L4);
+	KUNIT_EXPECT_EQ(test, xfl_select_key(skb), FLOW_HASH);
+	KUNIT_EXPECT_TRUE(test, xfl_xmit_key(skb, &xkey));
+	KUNIT_EXPECT_EQ(test, xkey, FLOW_HASH);
+	kfree_skb(skb);
+}
+
+static int xps_flow_key_init(struct kunit *test)
+{
+	xfl_key_init();
+	return 0;
+}
+
+static struct kunit_case xps_flow_key_cases[] = {
+	KUNIT_CASE(xps_flow_key_ipv4),
+	KUNIT_CASE(xps_flow_key_ipv6),
+	KUNIT_CASE(xps_flow_key_fallback),
+	KUNIT_CASE(xps_flow_key_given_hash),
+	{}
+};
+
+static struct kunit_suite xps_flow_key_suite = {
+	.name = "xps_flow_key",
+	.init = xps_flow_key_init,
+	.test_cases = xps_flow_key_cases,
+};
+
+kunit_test_suites(&xps_flow_steer_suite, &xps_flow_key_suite);

@@ -215,6 +215,7 @@ static struct notifier_block xfl_notifier = {
 
 static int xfl_start(void)
 {
+	xfl_key_init();
 	/* Replays NETDEV_REGISTER for every existing device, in every netns. */
 	return register_netdevice_notifier(&xfl_notifier);
 }

@@ -11,10 +11,15 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hashtable.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/jhash.h>
 #include <linux/netdevice.h>
+#include <linux/random.h>
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <net/ip.h>
 #include <net/sch_generic.h>
 #include <linux/vmalloc.h>
 
@@ -24,6 +29,114 @@
 #include "xps_flow.h"
 
 static DEFINE_HASHTABLE(xfl_hash, 6);
+
+/* Mixed into every tuple key; drawn when the module starts. */
+static u32 xfl_key_seed __read_mostly;
+
+void xfl_key_init(void)
+{
+	xfl_key_seed = get_random_u32();
+}
+
+/*
+ * The flow key a packet's entry is indexed by. Both wrappers must compute
+ * the same key for the same packet, and something may hash the packet in
+ * between: a qdisc that enqueues it (fq_codel, fq) calls skb_get_hash(),
+ * which stores a software hash (sw_hash). So:
+ *  - a hash the packet brought from its socket or from the NIC's RSS
+ *    (l4_hash without sw_hash) is the key: nothing in the stack replaces it;
+ *  - otherwise, for IPv4 and IPv6 with TCP, UDP, UDP-Lite, SCTP or DCCP and
+ *    not a fragment, a jhash of addresses, ports and protocol with a seed
+ *    drawn at load: the header read in place, and never stored in the skb
+ *    (skb->hash is the stack's DoS-hardened siphash, used downstream);
+ *  - anything else (fragments, other protocols, IPv6 extension headers,
+ *    VLAN headers in the payload, no IP header): the kernel's flow hash,
+ *    skb_get_hash(), which the select wrapper computes and stores, so that
+ *    the transmit wrapper finds it in skb->hash.
+ * xfl_tuple_key() is the middle case: false when it does not apply.
+ */
+static __always_inline bool xfl_has_ports(u8 proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+	       proto == IPPROTO_UDPLITE || proto == IPPROTO_SCTP ||
+	       proto == IPPROTO_DCCP;
+}
+
+static __always_inline bool xfl_tuple_key(const struct sk_buff *skb, u32 *key)
+{
+	int off = skb_network_offset(skb);
+	const __be32 *ports;
+	__be32 _ports;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph;
+		struct iphdr _iph;
+
+		iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
+		if (!iph || iph->version != 4 || iph->ihl < 5 ||
+		    ip_is_fragment(iph) || !xfl_has_ports(iph->protocol))
+			return false;
+		ports = skb_header_pointer(skb, off + iph->ihl * 4,
+					   sizeof(_ports), &_ports);
+		if (!ports)
+			return false;
+		*key = jhash_3words((__force u32)iph->saddr,
+				    (__force u32)iph->daddr,
+				    (__force u32)*ports,
+				    xfl_key_seed ^ iph->protocol);
+		return true;
+	}
+	if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6;
+		struct ipv6hdr _ip6;
+
+		ip6 = skb_header_pointer(skb, off, sizeof(_ip6), &_ip6);
+		/* Extension headers (a fragment header too) go the slow way. */
+		if (!ip6 || ip6->version != 6 || !xfl_has_ports(ip6->nexthdr))
+			return false;
+		ports = skb_header_pointer(skb, off + sizeof(*ip6),
+					   sizeof(_ports), &_ports);
+		if (!ports)
+			return false;
+		/* saddr and daddr are 8 consecutive words of the header. */
+		*key = jhash_2words(jhash2(ip6->saddr.s6_addr32, 8,
+					   xfl_key_seed),
+				    (__force u32)*ports,
+				    xfl_key_seed ^ ip6->nexthdr);
+		return true;
+	}
+	return false;
+}
+
+/* The key at queue selection. */
+static __always_inline u32 xfl_select_key(struct sk_buff *skb)
+{
+	u32 key;
+
+	if (skb->l4_hash && !skb->sw_hash)
+		return skb->hash;
+	if (xfl_tuple_key(skb, &key))
+		return key;
+	return skb_get_hash(skb);
+}
+
+/*
+ * The key at transmit, the one xfl_select_key() gave this packet. False
+ * for a packet that needs the kernel's flow hash and has none: it did not
+ * come through the select wrapper (pktgen's start_xmit mode, a single
+ * queue): nothing to record, as before.
+ */
+static __always_inline bool xfl_xmit_key(const struct sk_buff *skb, u32 *key)
+{
+	if (skb->l4_hash && !skb->sw_hash) {
+		*key = skb->hash;
+		return true;
+	}
+	if (xfl_tuple_key(skb, key))
+		return true;
+	*key = skb->hash;
+	return skb->sw_hash;
+}
 
 /* Caller holds rcu_read_lock() (or rcu_read_lock_bh(), as dev_queue_xmit). */
 struct xfl_dev *xfl_lookup(const struct net_device *dev)
@@ -116,7 +229,7 @@ static u16 xfl_steer(struct net_device *dev, struct sk_buff *skb,
 	t = rcu_dereference_check(xd->table, rcu_read_lock_bh_held());
 	if (unlikely(!t))
 		return proposed;
-	slot = &t->entries[skb_get_hash(skb) & t->mask];
+	slot = &t->entries[xfl_select_key(skb) & t->mask];
 	entry = READ_ONCE(*slot);
 	oq = xnet_xps_queue_of(entry);
 	if (oq >= 0 && oq != proposed && oq < dev->real_num_tx_queues) {
@@ -179,15 +292,15 @@ static netdev_tx_t xfl_start_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct xfl_dev *xd = xfl_of(dev);
 	u16 queue = skb_get_queue_mapping(skb);
-	u32 hash = skb->hash;
-	bool hashed = skb->l4_hash || skb->sw_hash;
 	struct netdev_queue *txq;
 	struct xfl_table *t;
 	netdev_tx_t ret;
-	u32 head;
+	bool keyed;
+	u32 key, head;
 
+	keyed = xfl_xmit_key(skb, &key);
 	ret = xd->orig_ops->ndo_start_xmit(skb, dev);	/* skb is gone now */
-	if (ret != NETDEV_TX_OK || !hashed)
+	if (ret != NETDEV_TX_OK || !keyed)
 		return ret;
 
 	/* Under the TX queue lock: the driver has just counted the bytes. */
@@ -201,7 +314,7 @@ static netdev_tx_t xfl_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 	t = rcu_dereference_bh(xd->table);
 	if (likely(t)) {
-		WRITE_ONCE(t->entries[hash & t->mask], xnet_xps_pack(queue, head));
+		WRITE_ONCE(t->entries[key & t->mask], xnet_xps_pack(queue, head));
 		this_cpu_inc(xd->stats->recorded);
 	}
 	return ret;

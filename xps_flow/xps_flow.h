@@ -50,5 +50,6 @@ void xfl_forget(struct xfl_dev *xd);			/* RTNL held */
 u32 xfl_entries_in_use(struct xfl_dev *xd);
 void xfl_queues_add(struct xfl_dev *xd);		/* RTNL held */
 void xfl_queues_del(struct xfl_dev *xd);		/* RTNL held */
+void xfl_key_init(void);			/* before any device is hooked */
 
 #endif /* XPS_FLOW_H */
