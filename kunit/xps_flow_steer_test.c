@@ -1078,6 +1078,15 @@ static struct sk_buff *key_pkt(struct kunit *test, const struct pkt_spec *p)
 	return skb;
 }
 
+/* xfl_xmit_key() as a bool, the key in *key. */
+static bool xmit_key(const struct sk_buff *skb, u32 *key)
+{
+	s64 k = xfl_xmit_key(skb);
+
+	*key = k;
+	return k >= 0;
+}
+
 /* The select key of a fresh packet @p (tuple path: the skb gets no hash). */
 static u32 tuple_key(struct kunit *test, const struct pkt_spec *p)
 {
@@ -1089,12 +1098,12 @@ static u32 tuple_key(struct kunit *test, const struct pkt_spec *p)
 	KUNIT_EXPECT_FALSE(test, skb->l4_hash);
 	KUNIT_EXPECT_EQ(test, skb->hash, 0U);
 	/* The transmit wrapper finds the same key. */
-	KUNIT_EXPECT_TRUE(test, xfl_xmit_key(skb, &xkey));
+	KUNIT_EXPECT_TRUE(test, xmit_key(skb, &xkey));
 	KUNIT_EXPECT_EQ(test, xkey, key);
 	/* A qdisc that hashes it in between (fq_codel) changes nothing. */
 	skb_get_hash(skb);
 	KUNIT_EXPECT_TRUE(test, skb->sw_hash);
-	KUNIT_EXPECT_TRUE(test, xfl_xmit_key(skb, &xkey));
+	KUNIT_EXPECT_TRUE(test, xmit_key(skb, &xkey));
 	KUNIT_EXPECT_EQ(test, xkey, key);
 	KUNIT_EXPECT_EQ(test, xfl_select_key(skb), key);
 	kfree_skb(skb);
@@ -1111,11 +1120,11 @@ static void expect_fallback(struct kunit *test, const struct pkt_spec *p)
 	u32 key, xkey = 0;
 
 	/* Without a hash, the transmit wrapper records nothing. */
-	KUNIT_EXPECT_FALSE(test, xfl_xmit_key(skb, &xkey));
+	KUNIT_EXPECT_FALSE(test, xmit_key(skb, &xkey));
 	key = xfl_select_key(skb);
 	KUNIT_EXPECT_TRUE(test, skb->sw_hash);
 	KUNIT_EXPECT_EQ(test, key, skb_get_hash(copy));
-	KUNIT_EXPECT_TRUE(test, xfl_xmit_key(skb, &xkey));
+	KUNIT_EXPECT_TRUE(test, xmit_key(skb, &xkey));
 	KUNIT_EXPECT_EQ(test, xkey, key);
 	kfree_skb(skb);
 	kfree_skb(copy);
@@ -1215,7 +1224,7 @@ static void xps_flow_key_given_hash(struct kunit *test)
 
 	skb_set_hash(skb, FLOW_HASH, PKT_HASH_TYPE_L4);
 	KUNIT_EXPECT_EQ(test, xfl_select_key(skb), FLOW_HASH);
-	KUNIT_EXPECT_TRUE(test, xfl_xmit_key(skb, &xkey));
+	KUNIT_EXPECT_TRUE(test, xmit_key(skb, &xkey));
 	KUNIT_EXPECT_EQ(test, xkey, FLOW_HASH);
 	KUNIT_EXPECT_EQ(test, skb->hash, FLOW_HASH);
 	kfree_skb(skb);
@@ -1224,7 +1233,7 @@ static void xps_flow_key_given_hash(struct kunit *test)
 	skb = key_pkt(test, &p);
 	skb_set_hash(skb, FLOW_HASH, PKT_HASH_TYPE_L4);
 	KUNIT_EXPECT_EQ(test, xfl_select_key(skb), FLOW_HASH);
-	KUNIT_EXPECT_TRUE(test, xfl_xmit_key(skb, &xkey));
+	KUNIT_EXPECT_TRUE(test, xmit_key(skb, &xkey));
 	KUNIT_EXPECT_EQ(test, xkey, FLOW_HASH);
 	kfree_skb(skb);
 }

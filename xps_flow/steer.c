@@ -53,7 +53,7 @@ void xfl_key_init(void)
  *    VLAN headers in the payload, no IP header): the kernel's flow hash,
  *    skb_get_hash(), which the select wrapper computes and stores, so that
  *    the transmit wrapper finds it in skb->hash.
- * xfl_tuple_key() is the middle case: false when it does not apply.
+ * xfl_tuple_key() is the middle case.
  */
 static __always_inline bool xfl_has_ports(u8 proto)
 {
@@ -62,80 +62,109 @@ static __always_inline bool xfl_has_ports(u8 proto)
 	       proto == IPPROTO_DCCP;
 }
 
-static __always_inline bool xfl_tuple_key(const struct sk_buff *skb, u32 *key)
+/*
+ * Keys are returned in an s64 (no key: negative), not through a pointer:
+ * an address-taken local would cost the fast path a stack canary.
+ */
+#define XFL_NO_KEY	(-1)	/* not a packet with a tuple key */
+#define XFL_SHORT	(-2)	/* too few bytes to tell */
+
+/* The tuple key of the IP packet at @nh, with @len bytes there. */
+static __always_inline s64 xfl_tuple_parse(__be16 proto, const u8 *nh,
+					   int len)
+{
+	if (proto == htons(ETH_P_IP)) {
+		const struct iphdr *iph = (const struct iphdr *)nh;
+		int ihl;
+
+		if (len < (int)sizeof(*iph))
+			return XFL_SHORT;
+		ihl = iph->ihl * 4;
+		if (iph->version != 4 || ihl < (int)sizeof(*iph) ||
+		    ip_is_fragment(iph) || !xfl_has_ports(iph->protocol))
+			return XFL_NO_KEY;
+		if (len < ihl + 4)
+			return XFL_SHORT;
+		return jhash_3words((__force u32)iph->saddr,
+				    (__force u32)iph->daddr,
+				    *(const u32 *)(nh + ihl),	/* the ports */
+				    xfl_key_seed ^ iph->protocol);
+	}
+	if (proto == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)nh;
+
+		if (len < (int)sizeof(*ip6) + 4)
+			return XFL_SHORT;
+		/* Extension headers (a fragment header too) go the slow way. */
+		if (ip6->version != 6 || !xfl_has_ports(ip6->nexthdr))
+			return XFL_NO_KEY;
+		/* saddr and daddr are 8 consecutive words of the header. */
+		return jhash_2words(jhash2(ip6->saddr.s6_addr32, 8, xfl_key_seed),
+				    *(const u32 *)(ip6 + 1),	/* the ports */
+				    xfl_key_seed ^ ip6->nexthdr);
+	}
+	return XFL_NO_KEY;
+}
+
+/* Headers not in the linear area: a copy (no stack buffer on the fast path). */
+static noinline s64 xfl_tuple_key_copy(const struct sk_buff *skb, int off)
+{
+	u8 buf[60 + 4];		/* the largest IPv4 header and the ports */
+	int len = min_t(int, skb->len - off, sizeof(buf));
+	s64 key;
+
+	if (len <= 0 || skb_copy_bits(skb, off, buf, len) < 0)
+		return XFL_NO_KEY;
+	key = xfl_tuple_parse(skb->protocol, buf, len);
+	return key < 0 ? XFL_NO_KEY : key;
+}
+
+/* The tuple key, or XFL_NO_KEY. */
+static __always_inline s64 xfl_tuple_key(const struct sk_buff *skb)
 {
 	int off = skb_network_offset(skb);
-	const __be32 *ports;
-	__be32 _ports;
+	s64 key;
 
-	if (skb->protocol == htons(ETH_P_IP)) {
-		const struct iphdr *iph;
-		struct iphdr _iph;
-
-		iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
-		if (!iph || iph->version != 4 || iph->ihl < 5 ||
-		    ip_is_fragment(iph) || !xfl_has_ports(iph->protocol))
-			return false;
-		ports = skb_header_pointer(skb, off + iph->ihl * 4,
-					   sizeof(_ports), &_ports);
-		if (!ports)
-			return false;
-		*key = jhash_3words((__force u32)iph->saddr,
-				    (__force u32)iph->daddr,
-				    (__force u32)*ports,
-				    xfl_key_seed ^ iph->protocol);
-		return true;
-	}
-	if (skb->protocol == htons(ETH_P_IPV6)) {
-		const struct ipv6hdr *ip6;
-		struct ipv6hdr _ip6;
-
-		ip6 = skb_header_pointer(skb, off, sizeof(_ip6), &_ip6);
-		/* Extension headers (a fragment header too) go the slow way. */
-		if (!ip6 || ip6->version != 6 || !xfl_has_ports(ip6->nexthdr))
-			return false;
-		ports = skb_header_pointer(skb, off + sizeof(*ip6),
-					   sizeof(_ports), &_ports);
-		if (!ports)
-			return false;
-		/* saddr and daddr are 8 consecutive words of the header. */
-		*key = jhash_2words(jhash2(ip6->saddr.s6_addr32, 8,
-					   xfl_key_seed),
-				    (__force u32)*ports,
-				    xfl_key_seed ^ ip6->nexthdr);
-		return true;
-	}
-	return false;
+	if (unlikely(off < 0))
+		return XFL_NO_KEY;
+	key = xfl_tuple_parse(skb->protocol, skb->data + off,
+			      (int)skb_headlen(skb) - off);
+	if (likely(key != XFL_SHORT))
+		return key;
+	return xfl_tuple_key_copy(skb, off);
 }
 
 /* The key at queue selection. */
 static __always_inline u32 xfl_select_key(struct sk_buff *skb)
 {
-	u32 key;
+	s64 key;
 
 	if (skb->l4_hash && !skb->sw_hash)
 		return skb->hash;
-	if (xfl_tuple_key(skb, &key))
+	key = xfl_tuple_key(skb);
+	if (key >= 0)
 		return key;
 	return skb_get_hash(skb);
 }
 
 /*
- * The key at transmit, the one xfl_select_key() gave this packet. False
- * for a packet that needs the kernel's flow hash and has none: it did not
- * come through the select wrapper (pktgen's start_xmit mode, a single
- * queue): nothing to record, as before.
+ * The key at transmit, the one xfl_select_key() gave this packet; or
+ * XFL_NO_KEY for a packet that needs the kernel's flow hash and has none:
+ * it did not come through the select wrapper (pktgen's start_xmit mode, a
+ * single queue): nothing to record, as before.
  */
-static __always_inline bool xfl_xmit_key(const struct sk_buff *skb, u32 *key)
+static __always_inline s64 xfl_xmit_key(const struct sk_buff *skb)
 {
-	if (skb->l4_hash && !skb->sw_hash) {
-		*key = skb->hash;
-		return true;
-	}
-	if (xfl_tuple_key(skb, key))
-		return true;
-	*key = skb->hash;
-	return skb->sw_hash;
+	s64 key;
+
+	if (skb->l4_hash && !skb->sw_hash)
+		return skb->hash;
+	key = xfl_tuple_key(skb);
+	if (key >= 0)
+		return key;
+	if (!skb->sw_hash)
+		return XFL_NO_KEY;
+	return skb->hash;
 }
 
 /* Caller holds rcu_read_lock() (or rcu_read_lock_bh(), as dev_queue_xmit). */
@@ -208,31 +237,19 @@ static u16 xfl_propose(const struct net_device_ops *ops, struct net_device *dev,
 	return netdev_pick_tx(dev, skb, sb_dev);
 }
 
-/* The select wrapper's work. Caller: an RCU reader. */
-static u16 xfl_steer(struct net_device *dev, struct sk_buff *skb,
-		     struct net_device *sb_dev)
+/*
+ * The flow in @slot (entry @entry) is on queue @oq and XPS proposes another:
+ * may it move? Out of line: the rare case. Caller: an RCU reader.
+ */
+static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
+				   u64 *slot, u64 entry, u16 proposed)
 {
-	struct xfl_dev *xd = xfl_of(dev);
-	struct xfl_table *t;
-	u16 proposed, queue;
 	unsigned int completed = 0;
 	int verdict, oq, backlog = 0;
-	u64 *slot, entry;
+	u16 queue;
 
-	if (unlikely(!xd)) {
-		const struct net_device_ops *ops = READ_ONCE(dev->netdev_ops);
-
-		return xfl_propose(ops->ndo_select_queue == xfl_select_queue ?
-				   NULL : ops, dev, skb, sb_dev);
-	}
-	proposed = xfl_propose(xd->orig_ops, dev, skb, sb_dev);
-	t = rcu_dereference_check(xd->table, rcu_read_lock_bh_held());
-	if (unlikely(!t))
-		return proposed;
-	slot = &t->entries[xfl_select_key(skb) & t->mask];
-	entry = READ_ONCE(*slot);
 	oq = xnet_xps_queue_of(entry);
-	if (oq >= 0 && oq != proposed && oq < dev->real_num_tx_queues) {
+	if (oq < dev->real_num_tx_queues) {
 		struct netdev_queue *txq = netdev_get_tx_queue(dev, oq);
 		struct Qdisc *q = rcu_dereference_check(txq->qdisc,
 							rcu_read_lock_bh_held());
@@ -253,8 +270,6 @@ static u16 xfl_steer(struct net_device *dev, struct sk_buff *skb,
 	}
 	verdict = xnet_xps_decide(entry, proposed, dev->real_num_tx_queues,
 				  completed, backlog, &queue);
-
-	this_cpu_inc(xd->stats->lookups);
 	if (verdict == XNET_XPS_HOLD)
 		this_cpu_inc(xd->stats->held);
 	else if (verdict == XNET_XPS_MOVE)
@@ -262,6 +277,34 @@ static u16 xfl_steer(struct net_device *dev, struct sk_buff *skb,
 	else if (verdict == XNET_XPS_STALE)
 		this_cpu_inc(xd->stats->stale);
 	return queue;
+}
+
+/* The select wrapper's work. Caller: an RCU reader. */
+static u16 xfl_steer(struct net_device *dev, struct sk_buff *skb,
+		     struct net_device *sb_dev)
+{
+	struct xfl_dev *xd = xfl_of(dev);
+	struct xfl_table *t;
+	u64 *slot, entry;
+	u16 proposed;
+
+	if (unlikely(!xd)) {
+		const struct net_device_ops *ops = READ_ONCE(dev->netdev_ops);
+
+		return xfl_propose(ops->ndo_select_queue == xfl_select_queue ?
+				   NULL : ops, dev, skb, sb_dev);
+	}
+	proposed = xfl_propose(xd->orig_ops, dev, skb, sb_dev);
+	t = rcu_dereference_check(xd->table, rcu_read_lock_bh_held());
+	if (unlikely(!t))
+		return proposed;
+	slot = &t->entries[xfl_select_key(skb) & t->mask];
+	entry = READ_ONCE(*slot);
+	this_cpu_inc(xd->stats->lookups);
+	/* No entry, or the flow's queue is the proposed one. */
+	if (likely(xnet_xps_decide_fast(entry, proposed) >= 0))
+		return proposed;
+	return xfl_steer_move(xd, dev, slot, entry, proposed);
 }
 
 /*
@@ -295,12 +338,12 @@ static netdev_tx_t xfl_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct netdev_queue *txq;
 	struct xfl_table *t;
 	netdev_tx_t ret;
-	bool keyed;
-	u32 key, head;
+	s64 key;
+	u32 head;
 
-	keyed = xfl_xmit_key(skb, &key);
+	key = xfl_xmit_key(skb);
 	ret = xd->orig_ops->ndo_start_xmit(skb, dev);	/* skb is gone now */
-	if (ret != NETDEV_TX_OK || !keyed)
+	if (ret != NETDEV_TX_OK || key < 0)
 		return ret;
 
 	/* Under the TX queue lock: the driver has just counted the bytes. */
@@ -314,7 +357,8 @@ static netdev_tx_t xfl_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 	t = rcu_dereference_bh(xd->table);
 	if (likely(t)) {
-		WRITE_ONCE(t->entries[key & t->mask], xnet_xps_pack(queue, head));
+		WRITE_ONCE(t->entries[(u32)key & t->mask],
+			   xnet_xps_pack(queue, head));
 		this_cpu_inc(xd->stats->recorded);
 	}
 	return ret;

@@ -46,6 +46,40 @@ static_assert(same_queue_of(0) && same_queue_of(kValid - 1) &&
 	      same_queue_of(pack(0x8000, 0xffffffffu)) &&
 	      same_queue_of(~0ull), "xnet_xps_queue_of() is valid() ? queue_of() : -1");
 
+/*
+ * xnet_xps_decide_fast() is decide() wherever it answers: the same verdict
+ * and queue, and it answers exactly when decide() needs no queue state.
+ */
+struct NoState {
+	bool *asked;
+
+	constexpr OldQueue operator()(u16) const
+	{
+		*asked = true;
+		return { 0, true };
+	}
+};
+
+constexpr bool same_fast(u64 e, u16 proposed, u16 nqueues)
+{
+	bool asked = false;
+	Decision d = decide(e, proposed, nqueues, NoState{ &asked });
+	int fast = xnet_xps_decide_fast(e, proposed);
+
+	if (fast < 0)	/* decide() must go further: Stale, Hold or Move */
+		return d.verdict != Verdict::New && d.verdict != Verdict::Same;
+	return !asked && static_cast<int>(d.verdict) == fast &&
+	       d.queue == proposed;
+}
+
+static_assert(same_fast(0, 0, 4) && same_fast(0, 3, 4) &&
+	      same_fast(kValid - 1, 1, 4) && same_fast(pack(1, 5), 1, 4) &&
+	      same_fast(pack(0xffff, 0), 0xffff, 4) &&
+	      same_fast(pack(1, 5), 2, 4) && same_fast(pack(7, 5), 2, 4) &&
+	      same_fast(pack(2, 0xffffffffu), 0, 1) &&
+	      same_fast(~0ull, 0xffff, 0xffff) && same_fast(~0ull, 0, 1),
+	      "xnet_xps_decide_fast() is decide() where it answers");
+
 } /* namespace abi_check */
 } /* namespace xps */
 } /* namespace xnet */

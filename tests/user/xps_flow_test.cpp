@@ -6,7 +6,10 @@
 #include <thread>
 #include <vector>
 
+#include <random>
+
 #include <xnet/table.hpp>
+#include <xnet/xps_abi.h>
 #include <xnet/xps_flow.hpp>
 
 #include "user_traits.hpp"
@@ -75,6 +78,39 @@ TEST(XpsFlow, EveryBranch)
 	d = xps::decide(xps::pack(0, 100), 1, 4, Completed{ 150, &calls, true });
 	EXPECT_EQ(d.queue, 0);
 	EXPECT_EQ(d.verdict, Verdict::Hold) << "drained driver ring, but the qdisc holds packets";
+}
+
+// The datapath's inline shortcut (xps_abi.h) answers New or Same exactly
+// when decide() does, without the old queue's state; otherwise it defers.
+TEST(XpsFlow, FastPathIsDecide)
+{
+	std::mt19937_64 rng(42);
+	int fast = 0, deferred = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		u16 nq = 1 + rng() % 8;
+		u16 proposed = rng() % nq;
+		u64 e = rng();
+
+		if (rng() % 2)	// mostly entries whose queue is near proposed
+			e = xps::pack(rng() % 10, static_cast<u32>(rng()));
+		int calls = 0;
+		auto d = xps::decide(e, proposed, nq, Completed{ 0, &calls });
+		int f = xnet_xps_decide_fast(e, proposed);
+
+		if (f < 0) {
+			deferred++;
+			EXPECT_NE(d.verdict, Verdict::New);
+			EXPECT_NE(d.verdict, Verdict::Same);
+		} else {
+			fast++;
+			EXPECT_EQ(f, static_cast<int>(d.verdict));
+			EXPECT_EQ(d.queue, proposed);
+			EXPECT_EQ(calls, 0);
+		}
+	}
+	EXPECT_GT(fast, 10000);
+	EXPECT_GT(deferred, 10000);
 }
 
 TEST(XpsFlow, CountersAroundTheWrap)
