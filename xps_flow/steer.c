@@ -13,7 +13,6 @@
 #include <linux/hashtable.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/jhash.h>
 #include <linux/netdevice.h>
 #include <linux/random.h>
 #include <linux/rtnetlink.h>
@@ -30,12 +29,12 @@
 
 static DEFINE_HASHTABLE(xfl_hash, 6);
 
-/* Mixed into every tuple key; drawn when the module starts. */
-static u32 xfl_key_seed __read_mostly;
+/* The tuple key's random multipliers and offsets, drawn at module start. */
+static struct xnet_xps_key_seed xfl_key_seed __read_mostly;
 
 void xfl_key_init(void)
 {
-	xfl_key_seed = get_random_u32();
+	get_random_bytes(&xfl_key_seed, sizeof(xfl_key_seed));
 }
 
 /*
@@ -46,9 +45,10 @@ void xfl_key_init(void)
  *  - a hash the packet brought from its socket or from the NIC's RSS
  *    (l4_hash without sw_hash) is the key: nothing in the stack replaces it;
  *  - otherwise, for IPv4 and IPv6 with TCP, UDP, UDP-Lite, SCTP or DCCP and
- *    not a fragment, a jhash of addresses, ports and protocol with a seed
- *    drawn at load: the header read in place, and never stored in the skb
- *    (skb->hash is the stack's DoS-hardened siphash, used downstream);
+ *    not a fragment, a seeded universal hash of addresses, ports and
+ *    protocol (xnet_xps_key_v4/v6(): one multiplication per 32-bit word),
+ *    the header read in place, and never stored in the skb (skb->hash is
+ *    the stack's DoS-hardened siphash, used downstream);
  *  - anything else (fragments, other protocols, IPv6 extension headers,
  *    VLAN headers in the payload, no IP header): the kernel's flow hash,
  *    skb_get_hash(), which the select wrapper computes and stores, so that
@@ -85,10 +85,10 @@ static __always_inline s64 xfl_tuple_parse(__be16 proto, const u8 *nh,
 			return XFL_NO_KEY;
 		if (len < ihl + 4)
 			return XFL_SHORT;
-		return jhash_3words((__force u32)iph->saddr,
-				    (__force u32)iph->daddr,
-				    *(const u32 *)(nh + ihl),	/* the ports */
-				    xfl_key_seed ^ iph->protocol);
+		return xnet_xps_key_v4(&xfl_key_seed, (__force u32)iph->saddr,
+				       (__force u32)iph->daddr,
+				       *(const u32 *)(nh + ihl),	/* the ports */
+				       iph->protocol);
 	}
 	if (proto == htons(ETH_P_IPV6)) {
 		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)nh;
@@ -99,9 +99,10 @@ static __always_inline s64 xfl_tuple_parse(__be16 proto, const u8 *nh,
 		if (ip6->version != 6 || !xfl_has_ports(ip6->nexthdr))
 			return XFL_NO_KEY;
 		/* saddr and daddr are 8 consecutive words of the header. */
-		return jhash_2words(jhash2(ip6->saddr.s6_addr32, 8, xfl_key_seed),
-				    *(const u32 *)(ip6 + 1),	/* the ports */
-				    xfl_key_seed ^ ip6->nexthdr);
+		return xnet_xps_key_v6(&xfl_key_seed,
+				       (const u32 *)ip6->saddr.s6_addr32,
+				       *(const u32 *)(ip6 + 1),	/* the ports */
+				       ip6->nexthdr);
 	}
 	return XFL_NO_KEY;
 }

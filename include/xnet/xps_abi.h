@@ -76,6 +76,37 @@ xnet_xps_decide_fast(unsigned long long entry, unsigned short proposed)
 	return -1;
 }
 
+/*
+ * The tuple key, inline for the datapath: xnet::xps::key_v4() and key_v6()
+ * (xps_flow.hpp: multiply-add-shift, strongly universal over the seed),
+ * checked against them in xps_abi_impl.hpp. The seed is random, drawn
+ * once; the words are taken as they are in the packet (network order).
+ */
+struct xnet_xps_key_seed {
+	unsigned long long mul[10];	/* saddr 0-3, daddr 4-7, ports 8, proto 9 */
+	unsigned long long add4, add6;
+};
+
+static inline XNET_XPS_CONSTEXPR unsigned int
+xnet_xps_key_v4(const struct xnet_xps_key_seed *s, unsigned int saddr,
+		unsigned int daddr, unsigned int ports, unsigned char proto)
+{
+	return (unsigned int)((s->add4 + s->mul[0] * saddr + s->mul[4] * daddr +
+			       s->mul[8] * ports + s->mul[9] * proto) >> 32);
+}
+
+/* @addr: the 8 words of saddr and daddr, consecutive as in the header. */
+static inline XNET_XPS_CONSTEXPR unsigned int
+xnet_xps_key_v6(const struct xnet_xps_key_seed *s, const unsigned int *addr,
+		unsigned int ports, unsigned char proto)
+{
+	unsigned long long h = s->add6 + s->mul[8] * ports + s->mul[9] * proto;
+
+	for (int i = 0; i < 8; i++)
+		h += s->mul[i] * addr[i];
+	return (unsigned int)(h >> 32);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -80,6 +80,48 @@ static_assert(same_fast(0, 0, 4) && same_fast(0, 3, 4) &&
 	      same_fast(~0ull, 0xffff, 0xffff) && same_fast(~0ull, 0, 1),
 	      "xnet_xps_decide_fast() is decide() where it answers");
 
+/* xnet_xps_key_v4/v6() are key_v4/v6(). */
+constexpr xnet_xps_key_seed c_seed(u64 x)
+{
+	xnet_xps_key_seed s{};
+
+	for (int i = 0; i < 10; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		s.mul[i] = x;
+	}
+	s.add4 = x * 3;
+	s.add6 = x * 5 + 1;
+	return s;
+}
+
+constexpr KeySeed cpp_seed(const xnet_xps_key_seed &c)
+{
+	KeySeed s{};
+
+	for (int i = 0; i < 10; i++)
+		s.mul[i] = c.mul[i];
+	s.add4 = c.add4;
+	s.add6 = c.add6;
+	return s;
+}
+
+constexpr bool same_keys(u64 seed, u32 w)
+{
+	const xnet_xps_key_seed c = c_seed(seed);
+	const KeySeed k = cpp_seed(c);
+	const u32 addr[8] = { w, ~w, w * 3, 0, 0xffffffffu, w ^ 0x5a5a5a5au, 1, w + 7 };
+
+	return xnet_xps_key_v4(&c, w, ~w, w * 7, 6) == key_v4(k, w, ~w, w * 7, 6) &&
+	       xnet_xps_key_v4(&c, 0, 0, 0, 0) == key_v4(k, 0, 0, 0, 0) &&
+	       xnet_xps_key_v6(&c, addr, w, 17) == key_v6(k, addr, w, 17) &&
+	       xnet_xps_key_v6(&c, addr, 0xffffffffu, 255) ==
+	       key_v6(k, addr, 0xffffffffu, 255);
+}
+
+static_assert(same_keys(0, 0) && same_keys(1, 0xffffffffu) &&
+	      same_keys(0xdeadbeefcafef00dull, 0x0a000001u) &&
+	      same_keys(~0ull, 0x80000000u), "xnet_xps_key_v4/v6() are key_v4/v6()");
+
 } /* namespace abi_check */
 } /* namespace xps */
 } /* namespace xnet */

@@ -85,6 +85,48 @@ constexpr Decision decide(u64 entry, u16 proposed, u16 nqueues, Old &&old)
 	return { proposed, Verdict::Move };
 }
 
+/*
+ * The tuple key of a packet that brings no hash of its own (see
+ * Documentation/xps-flow.md): IPv4 or IPv6 addresses, ports and protocol,
+ * hashed with multiply-add-shift over 32-bit words (Thorup, "High Speed
+ * Hashing for Integers and Strings", 2015): with 64-bit random multipliers
+ * and offset, the high 32 bits of
+ *     add + sum(mul[i] * word[i])   (mod 2^64)
+ * are a strongly universal hash of the words: for any two different
+ * tuples, the keys collide with probability ~2^-32 over the seed, whatever
+ * the tuples are. A collision only holds two flows back together, never
+ * reorders; the seed keeps others from choosing colliding flows. One
+ * multiplication per word: ~4x cheaper than jhash_3words().
+ *
+ * Words: the addresses as 32-bit words in packet order (IPv4: 1 each,
+ * IPv6: 4 each), the 32 bits of source and destination port as read
+ * from the packet, the protocol number. IPv4 and IPv6 have their own
+ * offsets, so that keys of the two families collide no more than others.
+ */
+struct KeySeed {
+	u64 mul[10];	/* saddr words 0-3, daddr words 4-7, ports 8, proto 9 */
+	u64 add4, add6;
+};
+
+constexpr u32 key_fold(u64 h) { return static_cast<u32>(h >> 32); }
+
+constexpr u32 key_v4(const KeySeed &s, u32 saddr, u32 daddr, u32 ports,
+		     u8 proto)
+{
+	return key_fold(s.add4 + s.mul[0] * saddr + s.mul[4] * daddr +
+			s.mul[8] * ports + s.mul[9] * proto);
+}
+
+/* @addr: saddr then daddr, 8 words (as consecutive in the IPv6 header). */
+constexpr u32 key_v6(const KeySeed &s, const u32 *addr, u32 ports, u8 proto)
+{
+	u64 h = s.add6 + s.mul[8] * ports + s.mul[9] * proto;
+
+	for (int i = 0; i < 8; i++)
+		h += s.mul[i] * addr[i];
+	return key_fold(h);
+}
+
 } /* namespace xps */
 } /* namespace xnet */
 
