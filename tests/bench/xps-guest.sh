@@ -67,19 +67,24 @@ v = [int(x) for x in sys.argv[2:]]
 print(int(statistics.median(v)) if sys.argv[1] == "median" else max(v))
 PY
 }
-# The icount boot's tables (BENCH_MODE=icount), printed after section 2.
-# perf_rows INTRO: INTRO, then the profile table of PERF[qdisc] ("wrappers
-# decision hash" shares); sets w0 d0 h0 / w1 d1 h1 for extra rows.
+# The profile tables. PERF[qdisc/mode] holds "wrappers decision hash idle
+# total": in the wall boot, shares (%) of the samples that are not idle; in
+# the icount boot, instructions per packet (samples x 20000 / packets),
+# idle as the guest time it stood for. Idle is the halt instruction
+# (native_safe_halt): the CPU waiting for the next timer, before pktgen's
+# thread picks the run up and after it ends, until the writer of pgctrl
+# polls again (pktgen waits in 100 ms steps); pktgen itself never sleeps
+# during its run. Sets w0 d0 h0 / w1 d1 h1 (pfifo_fast / fq_codel, on).
 perf_rows() {
-	read -r w0 d0 h0 <<<"${PERF[pfifo_fast]}"
-	read -r w1 d1 h1 <<<"${PERF[fq_codel]}"
+	read -r w0 d0 h0 _ <<<"${PERF[pfifo_fast/on]}"
+	read -r w1 d1 h1 _ <<<"${PERF[fq_codel/on]}"
 	echo "$1"
 	echo
 	echo "| where | pfifo_fast | fq_codel |"
 	echo "|---|---:|---:|"
 	echo "| xps_flow wrappers (xfl_*) | $w0 | $w1 |"
 	echo "| decision (xnet_xps_decide) | $d0 | $d1 |"
-	echo "| flow hash (__skb_get_hash*, __skb_flow_*, siphash*) | $h0 | $h1 |"
+	echo "| kernel flow hash (__skb_get_hash*, __skb_flow_*, __siphash_*aligned) | $h0 | $h1 |"
 }
 
 icount_tables() {
@@ -110,44 +115,75 @@ icount_tables() {
 		echo "| $qd ($n) | on/off | $(ratio "$r0" "$r1") | +$((ipp1 - ipp0)) | | per round: ${RR[$qd]% }; **median $rr** |"
 	done
 	echo
-	if [ -n "${PERF[pfifo_fast]:-}" ]; then
-		perf_rows "Instruction profile with steering on: \`perf record -e cpu-clock -c 20000 -C 0\` in the icount guest samples every 20000 guest instructions, so these are shares of CPU 0's instructions ($((PKTS * 5)) packets per qdisc)."
+	fq_codel_note
+	echo
+	if [ -n "${PERF[pfifo_fast/on]:-}" ]; then
+		icount_profile
 		echo
 		perf_diff
 	fi
 }
-# Where the extra instructions per packet go: per symbol, its share of the
-# samples times the run's instructions per packet, steering on minus off.
+# The icount profile: instructions per packet by where they run, off and on.
+icount_profile() {
+	local qd m row
+	echo "Instruction profile: \`perf record -e cpu-clock -c 20000 -C 0\` in the icount guest takes a sample every 20000 guest instructions (guest ns), so a symbol's samples x 20000 / packets are its instructions per packet. One run of $((PKTS * 5)) packets per qdisc and mode. Idle (the halt instruction, \`native_safe_halt\`) is the guest time the CPU waited for a timer around pktgen's run (pktgen picks a run up and is polled for its end in 100 ms steps); pktgen never sleeps during a run, so idle is left out of every other row and of the packet rates above. The last row is the profiled run's own pktgen figure (ns per packet of its elapsed time), slower than the unprofiled runs by what perf costs."
+	echo
+	echo "| where (instructions per packet) | pfifo_fast off | pfifo_fast on | fq_codel off | fq_codel on |"
+	echo "|---|---:|---:|---:|---:|"
+	for row in "xps_flow wrappers (xfl_*)" "decision (xnet_xps_decide)" \
+		"kernel flow hash (__skb_get_hash*, __skb_flow_*, __siphash_*aligned)" \
+		"idle (native_safe_halt), not counted" "everything else CPU 0 ran" \
+		"**all but idle**" "pktgen's elapsed ns per packet (profiled run)"; do
+		printf '| %s |' "$row"
+		for qd in pfifo_fast fq_codel; do
+			for m in off on; do
+				read -r -a v <<<"${PERF[$qd/$m]} ${PGRES[$qd/$m]:-0 1}"
+				case $row in
+				xps*) printf ' %s |' "${v[0]}" ;;
+				decision*) printf ' %s |' "${v[1]}" ;;
+				kernel*) printf ' %s |' "${v[2]}" ;;
+				idle*) printf ' %s |' "${v[3]}" ;;
+				every*) printf ' %s |' "$(python3 -c "print('%.0f' % (${v[4]} - ${v[0]} - ${v[1]} - ${v[2]}))")" ;;
+				"**all"*) printf ' **%s** |' "${v[4]}" ;;
+				pktgen*) printf ' %s |' "$(python3 -c "print('%.0f' % (${v[5]} * 1000.0 / ${v[6]}))")" ;;
+				esac
+			done
+		done
+		echo
+	done
+}
+# Where the extra instructions per packet go: per symbol, its samples x
+# 20000 / packets, steering on minus off, idle left out.
 perf_diff() {
 	local qd
-	echo "Where the extra instructions go: per symbol, share of the samples x instructions per packet, steering on minus off (one profiled run each; the symbols that changed most)."
+	echo "Where the extra instructions go: per symbol, samples x 20000 / packets, steering on minus off (one profiled run each, idle left out; the symbols that changed most). The total is the profiles' own (all but idle), next to the difference of the medians above."
 	echo
 	for qd in pfifo_fast fq_codel; do
 		# shellcheck disable=SC2086 # the runs are words
 		python3 - "$qd" "$XNET_TMP/perf-$qd-off.txt" "$XNET_TMP/perf-$qd-on.txt" \
-			"$(pps_stat median ${PPS[$qd/off]})" "$(pps_stat median ${PPS[$qd/on]})" \
-			"$((1 << ${BENCH_ICOUNT_SHIFT:-0}))" <<'PY'
+			"$((PKTS * 5))" "$(pps_stat median ${PPS[$qd/off]})" \
+			"$(pps_stat median ${PPS[$qd/on]})" "$((1 << ${BENCH_ICOUNT_SHIFT:-0}))" <<'PY'
 import re, sys
-qd, f0, f1, p0, p1, ns = sys.argv[1:7]
-def load(f, pps):
-    ipp = 1e9 / float(pps) / float(ns)
+qd, f0, f1, pkts, p0, p1, ns = sys.argv[1:8]
+def load(f):
     d = {}
     for line in open(f):
-        m = re.match(r"\s*([0-9.]+)%\s+\[k\]\s+(\S+)", line)
-        if m:
-            d[m.group(2)] = d.get(m.group(2), 0.0) + float(m.group(1)) * ipp / 100
-    return d, ipp
-a, i0 = load(f0, p0)
-b, i1 = load(f1, p1)
+        m = re.match(r"\s*[0-9.]+%\s+(\d+)\s+\[[k.]\]\s+(\S+)", line)
+        if m and not re.search(r"safe_halt$", m.group(2)):
+            d[m.group(2)] = d.get(m.group(2), 0) + int(m.group(1)) * 20000.0 * float(ns) / int(pkts)
+    return d
+a, b = load(f0), load(f1)
 diff = {k: b.get(k, 0.0) - a.get(k, 0.0) for k in set(a) | set(b)}
 top = sorted(diff.items(), key=lambda kv: -abs(kv[1]))[:12]
 print("| %s: symbol | off | on | on - off |" % qd)
 print("|---|---:|---:|---:|")
 for k, v in top:
     print("| %s | %.0f | %.0f | %+.0f |" % (k, a.get(k, 0.0), b.get(k, 0.0), v))
-rest = (i1 - i0) - sum(v for _, v in top)
-print("| all other symbols | | | %+.0f |" % rest)
-print("| **total (instructions per packet)** | %.0f | %.0f | **%+.0f** |" % (i0, i1, i1 - i0))
+t0, t1 = sum(a.values()), sum(b.values())
+print("| all other symbols | | | %+.0f |" % ((t1 - t0) - sum(v for _, v in top)))
+print("| **total, profiled runs (all but idle)** | %.0f | %.0f | **%+.0f** |" % (t0, t1, t1 - t0))
+i0, i1 = 1e9 / float(p0) * float(ns), 1e9 / float(p1) * float(ns)
+print("| total, medians of the unprofiled runs | %.0f | %.0f | %+.0f |" % (i0, i1, i1 - i0))
 print()
 PY
 	done
@@ -180,14 +216,70 @@ for c in "count $PKTS" "pkt_size 64" "delay 0" "dst 10.99.0.2" "dst_mac $MAC1" \
 	pg tn0 "$c"
 done
 declare -A PPS=()
-pktgen_run() {	# QDISC MODE
+# pktgen_result: PG_EL PG_D PG_N of the last run (microseconds elapsed,
+# pktgen's "idle" accumulator, packets sent) from its "Result: OK:
+# T(cC+dD) usec, N (...)". D counts time in schedule() and busy-waiting for
+# an skb's users, some of it twice: for the log only. No subshell here: a
+# child's SIGCHLD arriving during the next write to pgctrl would end
+# pktgen's wait for the run early (signal_pending), and the script would
+# read the previous run's result.
+pktgen_result() {
+	local l
+	PG_EL=0 PG_D=0 PG_N=0
+	while read -r l; do
+		if [[ $l =~ OK:\ ([0-9]+)\(c[0-9]+\+d([0-9]+)\)\ usec,\ ([0-9]+) ]]; then
+			PG_EL=${BASH_REMATCH[1]} PG_D=${BASH_REMATCH[2]} PG_N=${BASH_REMATCH[3]}
+		fi
+	done <$PG/tn0
+}
+# pg_start COUNT: one run of COUNT packets, returning when it has ended.
+# Writing "start" to pgctrl sleeps 125 ms (interruptibly) for the thread to
+# pick the run up, then waits while it runs; a signal, or a thread that
+# has not picked it up by then, ends that early, and the next start would
+# restart a run still going. So: "count" rewrites the device's result
+# ("OK: count=N"), and the run's end is its "OK: ...usec" result.
+pg_start() {
+	local i
+	pg tn0 "count $1"
 	pg pgctrl start
+	for ((i = 0; i < 600; i++)); do
+		pktgen_result
+		[ "$PG_N" = 0 ] || return 0
+		nsleep 0.05
+	done
+	fail "pktgen: no result 30 s after start"
+}
+pktgen_run() {	# QDISC MODE
 	local l pps=0
+	pg_start "$PKTS"
 	while read -r l; do
 		[[ $l =~ ([0-9]+)pps ]] && pps=${BASH_REMATCH[1]}
 	done <$PG/tn0
+	pktgen_result
+	[ "$PG_N" = "$PKTS" ] || fail "pktgen $1 $2: run incomplete ($PG_N of $PKTS packets)"
 	PPS[$1/$2]+="$pps "
-	log "pktgen $1 $2: $pps pps"
+	log "pktgen $1 $2: $pps pps ($PG_N packets, $PG_EL us, d $PG_D us)"
+}
+# fq_codel_note: whether fq_codel's enqueue ever ran in its block (stats of
+# tn0's fq_codel children, reset by the qdisc replace at the block's start).
+FQ_STATS=""
+fq_codel_note() {
+	[ -n "$FQ_STATS" ] || return 0
+	python3 - "$FQ_STATS" <<'PY'
+import re, sys
+# One block per qdisc ("qdisc KIND ..." and its stats lines): the mq root
+# sums its children, so only the fq_codel blocks count.
+blocks = re.split(r"\n(?=qdisc )", sys.argv[1])
+fq = [b for b in blocks if b.startswith("qdisc fq_codel ")]
+sent = sum(int(x) for b in fq for x in re.findall(r"Sent \d+ bytes (\d+) pkt", b))
+nfc = sum(int(x) for b in fq for x in re.findall(r"new_flow_count (\d+)", b))
+mp = max([int(x) for b in fq for x in re.findall(r"maxpacket (\d+)", b)] or [0])
+kids = len(fq)
+print("Check: in the fq_codel block tn0 had %d fq_codel children; they sent %d packets with new_flow_count %d and maxpacket %d: %s." % (
+    kids, sent, nfc, mp,
+    "fq_codel's enqueue (the only place it hashes) never ran, every packet took the empty-queue bypass" if nfc == 0 and mp == 0 and sent > 0
+    else "fq_codel's enqueue ran for some packets (a flow entering an empty fq_codel flow queue counts once in new_flow_count); the others took the empty-queue bypass"))
+PY
 }
 qdisc() {	# QDISC: mq with a QDISC child on every TX queue of tn0
 	local q
@@ -216,6 +308,7 @@ QD2_ROUNDS=$(((ROUNDS + 1) / 2))
 [ "$MODE" = wall ] || QD2_ROUNDS=$ROUNDS
 pktgen_block pfifo_fast "$ROUNDS"
 pktgen_block fq_codel "$QD2_ROUNDS"
+FQ_STATS=$($TC -s qdisc show dev tn0)
 qdisc pfifo_fast
 # Where the time goes with steering on (BENCH_PERF=1, needs linux-perf): the
 # share of CPU 0's samples in xps_flow's wrappers and decision, and in the
@@ -226,34 +319,55 @@ qdisc pfifo_fast
 # 20000 instructions (-c 20000), and a run with steering off is profiled
 # too: share x instructions per packet, on minus off, per symbol, says where
 # the extra instructions go.
-declare -A PERF=()
+declare -A PERF=() PGRES=()
 perf_share() {	# QDISC [MODE (on)]
 	local m=${2:-on} rep=$XNET_TMP/perf-$1-${2:-on}.txt
 	local -a per=()
 	[ "$MODE" = wall ] || per=(-c 20000)
 	qdisc "$1"
 	if [ "$m" = on ]; then steer 1024; else steer 0; fi
-	pg tn0 "count $((PKTS * 5))"
+	pg tn0 "count $((PKTS * 5))"	# the result: "OK: count=..." until the run ends
 	perf record -q -e cpu-clock "${per[@]}" -C 0 -o "$XNET_TMP/perf.data" -- \
-		sh -c "echo start >$PG/pgctrl" >/dev/null 2>&1
+		sh -c "echo start >$PG/pgctrl; while ! grep -q usec $PG/tn0; do sleep 0.05; done" \
+		>/dev/null 2>&1
+	pktgen_result
+	[ "$PG_N" = $((PKTS * 5)) ] ||
+		fail "perf $1 $m: pktgen run incomplete ($PG_N of $((PKTS * 5)) packets)"
+	PGRES[$1/$m]="$PG_EL $PG_N"
 	pg tn0 "count $PKTS"
 	steer 0
-	perf report -i "$XNET_TMP/perf.data" --no-children --sort sym \
+	perf report -i "$XNET_TMP/perf.data" --no-children --sort sym -n \
 		--percent-limit 0 --stdio 2>/dev/null >"$rep"
-	[ "$m" = on ] || return 0
-	PERF[$1]=$(python3 - "$rep" <<'PY'
+	PERF[$1/$m]=$(python3 - "$rep" "$MODE" "$PG_N" "$((1 << ${BENCH_ICOUNT_SHIFT:-0}))" <<'PY'
 import re, sys
-groups = [r"xfl_", r"xnet_xps_", r"__skb_get_hash|__skb_flow_|siphash"]
-tot = [0.0] * len(groups)
-for line in open(sys.argv[1]):
-    m = re.match(r"\s*([0-9.]+)%\s+\[k\]\s+(\S+)", line)
+rep, mode, pkts, ns = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+# The kernel's flow hash: skb_get_hash() -> __skb_get_hash_net() ->
+# __skb_flow_dissect() and siphash of the keys (__siphash_(un)aligned);
+# other siphash users (IP IDs, route hashes: siphash_1u64 ...) are not it.
+groups = [r"^xfl_", r"^xnet_xps_", r"^__skb_get_hash|^__skb_flow_|^__siphash_(un)?aligned$"]
+tot = [0] * len(groups)
+idle = busy = 0
+for line in open(rep):
+    m = re.match(r"\s*[0-9.]+%\s+(\d+)\s+\[[k.]\]\s+(\S+)", line)
+    if not m:
+        continue
+    n, sym = int(m.group(1)), m.group(2)
+    if re.search(r"safe_halt$", sym):
+        idle += n
+        continue
+    busy += n
     for i, rx in enumerate(groups):
-        if m and re.match(rx, m.group(2)):
-            tot[i] += float(m.group(1))
-print(" ".join("%.2f" % t for t in tot))
+        if re.search(rx, sym):
+            tot[i] += n
+    if "hash" in sym or "siphash" in sym:
+        sys.stderr.write("bench: perf %s: %d samples in %s\n" % (rep.rsplit("/", 1)[-1], n, sym))
+if mode == "wall":	# shares of the busy samples
+    print(" ".join("%.2f" % (100.0 * t / busy if busy else 0) for t in tot + [idle, busy]))
+else:			# instructions per packet
+    print(" ".join("%.0f" % (t * 20000 * ns / pkts if pkts else 0) for t in tot + [idle, busy]))
 PY
 )
-	log "perf $1: ${PERF[$1]}"
+	log "perf $1 $m: ${PERF[$1/$m]} (pktgen: $PG_EL us, d $PG_D us, $PG_N packets)"
 }
 if [ "${BENCH_PERF:-0}" = 1 ]; then
 	if command -v perf >/dev/null; then
@@ -343,9 +457,11 @@ for qd in pfifo_fast fq_codel; do
 	echo "| $qd ($n) | on/off | $(ratio "$m0" "$m1") | $(ratio "$b0" "$b1") | per round: ${RR[$qd]% }; **median $rr** |"
 done
 echo
-if [ -n "${PERF[pfifo_fast]:-}" ]; then
-	perf_rows "Where the time goes with steering on: one run of $((PKTS * 5)) packets per qdisc under \`perf record -e cpu-clock -C 0\` (CPU 0 sends and, through the test NIC, also receives); % of its samples. Samples are taken in guest time, so these shares do not depend on the host's load."
-	echo "| **xps_flow's own cost** | **$(python3 -c "print('%.2f' % ($w0 + $d0 + $h0))")** | **$(python3 -c "print('%.2f' % ($w1 + $d1 + $h1))")** |"
+fq_codel_note
+echo
+if [ -n "${PERF[pfifo_fast/on]:-}" ]; then
+	perf_rows "Where the time goes with steering on: one run of $((PKTS * 5)) packets per qdisc under \`perf record -e cpu-clock -C 0\` (CPU 0 sends and, through the test NIC, also receives); % of its samples that are not idle (\`native_safe_halt\`: waiting around pktgen's run). Samples are taken in guest time, so these shares do not depend on the host's load. The kernel flow hash is whatever still calls it (xps_flow only for packets without a tuple key)."
+	echo "| **xps_flow's own cost** | **$(python3 -c "print('%.2f' % ($w0 + $d0))")** + hash | **$(python3 -c "print('%.2f' % ($w1 + $d1))")** + hash |"
 	echo
 fi
 read -r g01 t01 <<<"${TCP[off/1]}"
