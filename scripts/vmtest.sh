@@ -43,10 +43,13 @@
 # is a path to a test script. Default: all tests/vm/[0-9]*.sh.
 #
 # Test header (optional, any line): "# vmtest: cpus=2 mem=1024 append="..."
-#   qemu="-device ..." timeout=SEC livepatch=1 icount=1". Tests with the
-#   same cpus/mem/append/qemu/icount share one boot; header values override
-#   the defaults. livepatch=1 allows taint K for that test; timeout raises
-#   the boot timeout; icount=1 boots that test as --icount does.
+#   qemu="-device ..." timeout=SEC livepatch=1 icount=1 tcg=single". Tests
+#   with the same cpus/mem/append/qemu/icount/tcg share one boot; header
+#   values override the defaults. livepatch=1 allows taint K for that test;
+#   timeout raises the boot timeout; icount=1 boots that test as --icount
+#   does; tcg=single boots it with single-threaded TCG (vCPUs take turns on
+#   one host thread: for tests that patch kernel text while another vCPU
+#   runs it, see tcg_single_args below).
 # Env: XNET_SRC (project dir, default: this checkout), XNET_VM_TESTDIR (dir of
 #   tests, default tests/vm), XNET_KVER (guest kernel version, default: from
 #   the kernel image), XNET_VM_ACCEL (kvm|tcg, default: probe once, cached),
@@ -301,6 +304,14 @@ fi
 # next timer at once (so no host time at all reaches the guest's clocks).
 icount_spec=${XNET_VM_ICOUNT:-shift=0,sleep=off}
 icount_args=(-accel "tcg,thread=single" -cpu "${XNET_VM_CPU:-max}" -icount "$icount_spec")
+# tcg=single boots: QEMU 7.2's multi-threaded TCG can keep running a stale
+# translation of code another vCPU has just rewritten. Seen with ftrace
+# patching (text_poke_bp) of a function a busy vCPU was executing: that vCPU
+# kept executing the transient INT3, the kernel found no INT3 in memory and
+# restarted the instruction, forever (a soft lockup at the function's first
+# byte, registers frozen). Tests that patch kernel text under load use it.
+tcg_single_args=(-accel "tcg,thread=single" -cpu "${XNET_VM_CPU:-max}")
+[ "$accel" = kvm ] && tcg_single_args=("${accel_args[@]}")
 
 # ---------------------------------------------------------------- tests
 tests=()
@@ -338,6 +349,7 @@ parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_ic
 	local line rest k v
 	n_cpus=$opt_cpus n_mem=$opt_mem n_append='' n_qemu='' n_timeout=$opt_timeout
 	n_icount=$opt_icount
+	[ "$n_icount" = 1 ] || n_icount=0
 	n_taint_ok=$((4096 | 8192))
 	while IFS= read -r line; do
 		[[ $line =~ ^#[[:space:]]*vmtest:(.*)$ ]] || continue
@@ -357,6 +369,10 @@ parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_ic
 			qemu) n_qemu+="${n_qemu:+ }$v" ;;
 			livepatch) [ "$v" = 1 ] && n_taint_ok=$((n_taint_ok | 32768)) ;;
 			icount) [ "$v" = 1 ] && n_icount=1 ;;
+			tcg)
+				[ "$v" = single ] || die "$1: tcg=$v (only tcg=single)"
+				[ "$n_icount" = 1 ] || n_icount=single
+				;;
 			*) die "$1: unknown vmtest header key '$k'" ;;
 			esac
 		done
@@ -389,7 +405,10 @@ base_append="console=ttyS0 panic=-1 printk.devkmsg=on cryptomgr.notests=1"
 boot() {
 	local dir=$1 cpus=$2 mem=$3 append=$4 extra=$5 tmo=$6 t0 tailpid=
 	local -a xargs aargs=("${accel_args[@]}")
-	[ "${7:-0}" = 1 ] && aargs=("${icount_args[@]}")
+	case ${7:-0} in
+	1) aargs=("${icount_args[@]}") ;;
+	single) aargs=("${tcg_single_args[@]}") ;;
+	esac
 	read -ra xargs <<<"$extra"
 	echo "$repo/tests/vm/run.sh" >"$dir/res/runner"
 	: >"$dir/console.log"
@@ -510,6 +529,7 @@ for key in "${grp_order[@]}"; do
 	fi
 	ic=
 	[ "$icount" = 1 ] && ic=" icount"
+	[ "$icount" = single ] && ic=" tcg=single"
 	echo "# vmtest: boot $nboot (cpus=$cpus mem=$mem append='$append${opt_append:+ $opt_append}'$ic):" \
 		"tests: ${#gt[@]}, first test ${first} s after QEMU start, boot total ${boot_wall} s"
 	# Problems outside any test: before the first one -> first test.

@@ -1,6 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 timeout=600
+# vmtest: cpus=2 timeout=600 tcg=single
+#
+# tcg=single: "rmmod under load" has ftrace rewrite the first instruction of
+# sk_page_frag_refill() while the sender's vCPU runs it in a tight loop. In
+# one of ~15 runs under QEMU 7.2's multi-threaded TCG that vCPU then spun at
+# sk_page_frag_refill+0x0 for good: the same register values in all 27
+# soft-lockup/RCU-stall reports over 550 s, while memory there held the
+# restored 5-byte NOP. A CPU cannot stay at a NOP with frozen registers
+# unless it executes something else than memory holds: a stale translation,
+# most likely of text_poke_bp()'s transient INT3 (the kernel, finding no
+# INT3 in memory, restarts the instruction, forever). Not seen again in 400+
+# further patches of that function under load (pool or none), so it is
+# rare; taking turns on one host thread, the vCPUs cannot translate code
+# while another one rewrites it.
 #
 # Pools coming and going under load: a checksummed stream keeps flowing
 # (and arrives intact) while its device's pool is resized, disabled and
