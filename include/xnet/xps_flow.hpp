@@ -2,7 +2,9 @@
 /*
  * XPS transmit flow steering: the decision, free of kernel types.
  *
- * A flow table is indexed by the skb flow hash. An entry is one 64-bit
+ * A flow table is indexed by a flow key (the packet's socket or NIC hash,
+ * else key_v4()/key_v6() of its IP tuple, else the kernel's flow hash:
+ * chosen by the module, Documentation/xps-flow.md). An entry is one 64-bit
  * word: { valid, tx queue, head }, where head is the queue's BQL enqueue
  * byte counter (dql.num_queued) right after the flow's latest packet was
  * handed to the driver. A flow may leave its queue only when

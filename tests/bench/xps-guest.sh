@@ -439,7 +439,7 @@ echo "| on | $n1 | $r1 | $(pct "$r1" "$n1") |"
 echo
 echo "### xps_flow: datapath cost"
 echo
-echo "pktgen, 64-byte UDP, 64 flows (random source port), xmit_mode queue_xmit (queue selection, qdisc and both wrappers), $PKTS packets per run, no completion delay; rounds of off, on, on, off. The host is shared: per mode the median and the best run (other load only ever slows a run down), and the median of the per-round ratios (neighbouring runs, so slow changes of the load cancel). pfifo_fast and fq_codel (Debian's default qdisc): neither hashes these packets, since both bypass an empty queue (TCQ_F_CAN_BYPASS) and the test NIC never stops its queues here, so the flow hash is xps_flow's own cost with either."
+echo "pktgen, 64-byte UDP, 64 flows (random source port), xmit_mode queue_xmit (queue selection, qdisc and both wrappers), $PKTS packets per run, no completion delay; rounds of off, on, on, off. The host is shared: per mode the median and the best run (other load only ever slows a run down), and the median of the per-round ratios (neighbouring runs, so slow changes of the load cancel). pfifo_fast and fq_codel (Debian's default qdisc): both bypass an empty queue (TCQ_F_CAN_BYPASS), so fq_codel hashes only the packets it enqueues (the check below the table); pktgen's packets carry no hash, so xps_flow keys them by their IP tuple."
 echo
 echo "| qdisc (rounds) | steering | median packets/s | best packets/s | runs |"
 echo "|---|---|---:|---:|---|"
@@ -460,8 +460,8 @@ echo
 fq_codel_note
 echo
 if [ -n "${PERF[pfifo_fast/on]:-}" ]; then
-	perf_rows "Where the time goes with steering on: one run of $((PKTS * 5)) packets per qdisc under \`perf record -e cpu-clock -C 0\` (CPU 0 sends and, through the test NIC, also receives); % of its samples that are not idle (\`native_safe_halt\`: waiting around pktgen's run). Samples are taken in guest time, so these shares do not depend on the host's load. The kernel flow hash is whatever still calls it (xps_flow only for packets without a tuple key)."
-	echo "| **xps_flow's own cost** | **$(python3 -c "print('%.2f' % ($w0 + $d0))")** + hash | **$(python3 -c "print('%.2f' % ($w1 + $d1))")** + hash |"
+	perf_rows "Where the time goes with steering on: one run of $((PKTS * 5)) packets per qdisc under \`perf record -e cpu-clock -C 0\` (CPU 0 sends and, through the test NIC, also receives); % of its samples that are not idle (\`native_safe_halt\`: waiting around pktgen's run). Samples are taken in guest time, so these shares do not depend on the host's load. The kernel flow hash row is whoever still calls it (xps_flow only for packets without a tuple key; pktgen's have one)."
+	echo "| **xps_flow's own cost (wrappers + decision)** | **$(python3 -c "print('%.2f' % ($w0 + $d0))")** | **$(python3 -c "print('%.2f' % ($w1 + $d1))")** |"
 	echo
 fi
 read -r g01 t01 <<<"${TCP[off/1]}"
