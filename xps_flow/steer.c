@@ -135,14 +135,19 @@ static __always_inline s64 xfl_tuple_key(const struct sk_buff *skb)
 	return xfl_tuple_key_copy(skb, off);
 }
 
+/* The hash the packet brought from its socket or NIC, else the tuple key. */
+static __always_inline s64 xfl_given_key(const struct sk_buff *skb)
+{
+	if (skb->l4_hash && !skb->sw_hash)
+		return skb->hash;
+	return xfl_tuple_key(skb);
+}
+
 /* The key at queue selection. */
 static __always_inline u32 xfl_select_key(struct sk_buff *skb)
 {
-	s64 key;
+	s64 key = xfl_given_key(skb);
 
-	if (skb->l4_hash && !skb->sw_hash)
-		return skb->hash;
-	key = xfl_tuple_key(skb);
 	if (key >= 0)
 		return key;
 	return skb_get_hash(skb);
@@ -156,11 +161,8 @@ static __always_inline u32 xfl_select_key(struct sk_buff *skb)
  */
 static __always_inline s64 xfl_xmit_key(const struct sk_buff *skb)
 {
-	s64 key;
+	s64 key = xfl_given_key(skb);
 
-	if (skb->l4_hash && !skb->sw_hash)
-		return skb->hash;
-	key = xfl_tuple_key(skb);
 	if (key >= 0)
 		return key;
 	if (!skb->sw_hash)
