@@ -7,7 +7,7 @@
 extern "C" {
 #endif
 
-/* Mirrors xnet::xps::Verdict. */
+/* Mirrors xnet::xps::Verdict (checked in xps_flow.hpp). */
 enum xnet_xps_verdict {
 	XNET_XPS_NEW = 0,
 	XNET_XPS_SAME,
@@ -32,10 +32,9 @@ int xnet_xps_decide(unsigned long long entry, unsigned short proposed,
 
 /*
  * The entry layout, inline for the datapath (two calls per packet less):
- * bit 63 valid, bits 32..47 the queue, bits 0..31 head. These mirror
- * xnet::xps::pack(), valid() and queue_of() (xps_flow.hpp), which C cannot
- * include; xps_abi_impl.hpp checks them against those at compile time
- * (constexpr in C++ for that).
+ * bit 63 valid, bits 32..47 the queue, bits 0..31 head. The one
+ * definition: the C++ core (xps_flow.hpp, which C cannot include) builds
+ * pack(), decide() and its tuple key on these (constexpr in C++ for that).
  */
 #ifdef __cplusplus
 #define XNET_XPS_CONSTEXPR constexpr
@@ -63,8 +62,8 @@ static inline XNET_XPS_CONSTEXPR int xnet_xps_queue_of(unsigned long long entry)
  * the datapath (one call per packet less): XNET_XPS_NEW (no entry) or
  * XNET_XPS_SAME (the entry's queue is the proposed one), both meaning "the
  * proposed queue"; -1 when the flow wants to change queues: then the
- * caller reads the old queue's state and calls xnet_xps_decide(). Mirrors
- * the first branches of xnet::xps::decide() (checked in xps_abi_impl.hpp).
+ * caller reads the old queue's state and calls xnet_xps_decide(). The
+ * first step of xnet::xps::decide(), which calls it.
  */
 static inline XNET_XPS_CONSTEXPR int
 xnet_xps_decide_fast(unsigned long long entry, unsigned short proposed)
@@ -77,10 +76,25 @@ xnet_xps_decide_fast(unsigned long long entry, unsigned short proposed)
 }
 
 /*
- * The tuple key, inline for the datapath: xnet::xps::key_v4() and key_v6()
- * (xps_flow.hpp: multiply-add-shift, strongly universal over the seed),
- * checked against them in xps_abi_impl.hpp. The seed is random, drawn
- * once; the words are taken as they are in the packet (network order).
+ * The tuple key of a packet that brings no hash of its own (see
+ * Documentation/xps-flow.md), inline for the datapath (xnet::xps::key_v4()
+ * and key_v6() in C++): IPv4 or IPv6 addresses, ports and protocol, hashed
+ * with multiply-add-shift over 32-bit words (Thorup, "High Speed Hashing
+ * for Integers and Strings", 2015): with 64-bit random multipliers and
+ * offset, the high 32 bits of
+ *     add + sum(mul[i] * word[i])   (mod 2^64)
+ * are a strongly universal hash of the words: for any two different
+ * tuples, the keys collide with probability ~2^-32 over the seed, whatever
+ * the tuples are. A collision only holds two flows back together, never
+ * reorders; the seed (random, drawn once) keeps others from choosing
+ * colliding flows. One multiplication per word: ~4x cheaper than
+ * jhash_3words().
+ *
+ * Words: the addresses as 32-bit words in packet order (IPv4: 1 each,
+ * IPv6: 4 each), the 32 bits of source and destination port as read from
+ * the packet (network order), the protocol number. IPv4 and IPv6 have
+ * their own offsets, so that keys of the two families collide no more
+ * than others.
  */
 struct xnet_xps_key_seed {
 	unsigned long long mul[10];	/* saddr 0-3, daddr 4-7, ports 8, proto 9 */

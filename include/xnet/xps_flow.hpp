@@ -26,6 +26,12 @@
 
 #include "types.hpp"
 #include "seq.hpp"
+/*
+ * The entry layout, the verdicts that need only the entry and the tuple
+ * key are defined once, as inline functions C can use too (the module's
+ * datapath inlines them): xps_abi.h. This file builds on them.
+ */
+#include "xps_abi.h"
 
 namespace xnet {
 namespace xps {
@@ -33,12 +39,9 @@ namespace xps {
 /* Largest table a device may have (entries; 8 bytes each: 8 MiB). */
 constexpr u32 kMaxEntries = 1u << 20;
 
-constexpr u64 kValid = 1ull << 63;
+constexpr u64 kValid = XNET_XPS_VALID;
 
-constexpr u64 pack(u16 queue, u32 head)
-{
-	return kValid | (static_cast<u64>(queue) << 32) | head;
-}
+constexpr u64 pack(u16 queue, u32 head) { return xnet_xps_pack(queue, head); }
 
 constexpr bool valid(u64 e) { return e & kValid; }
 constexpr u16 queue_of(u64 e) { return static_cast<u16>(e >> 32); }
@@ -51,6 +54,13 @@ enum class Verdict : u8 {
 	Hold,	/* the old queue still holds the flow's bytes: stay */
 	Stale,	/* the old queue no longer exists: the proposed one */
 };
+
+static_assert(static_cast<int>(Verdict::New) == XNET_XPS_NEW &&
+	      static_cast<int>(Verdict::Same) == XNET_XPS_SAME &&
+	      static_cast<int>(Verdict::Move) == XNET_XPS_MOVE &&
+	      static_cast<int>(Verdict::Hold) == XNET_XPS_HOLD &&
+	      static_cast<int>(Verdict::Stale) == XNET_XPS_STALE,
+	      "Verdict mirrors enum xnet_xps_verdict");
 
 struct Decision {
 	u16 queue;
@@ -70,13 +80,13 @@ struct OldQueue {
 template <typename Old>
 constexpr Decision decide(u64 entry, u16 proposed, u16 nqueues, Old &&old)
 {
-	if (!valid(entry))
-		return { proposed, Verdict::New };
+	int fast = xnet_xps_decide_fast(entry, proposed);	/* New, Same */
+
+	if (fast >= 0)
+		return { proposed, static_cast<Verdict>(fast) };
 
 	u16 q = queue_of(entry);
 
-	if (q == proposed)
-		return { proposed, Verdict::Same };
 	if (q >= nqueues)
 		return { proposed, Verdict::Stale };
 
@@ -87,46 +97,19 @@ constexpr Decision decide(u64 entry, u16 proposed, u16 nqueues, Old &&old)
 	return { proposed, Verdict::Move };
 }
 
-/*
- * The tuple key of a packet that brings no hash of its own (see
- * Documentation/xps-flow.md): IPv4 or IPv6 addresses, ports and protocol,
- * hashed with multiply-add-shift over 32-bit words (Thorup, "High Speed
- * Hashing for Integers and Strings", 2015): with 64-bit random multipliers
- * and offset, the high 32 bits of
- *     add + sum(mul[i] * word[i])   (mod 2^64)
- * are a strongly universal hash of the words: for any two different
- * tuples, the keys collide with probability ~2^-32 over the seed, whatever
- * the tuples are. A collision only holds two flows back together, never
- * reorders; the seed keeps others from choosing colliding flows. One
- * multiplication per word: ~4x cheaper than jhash_3words().
- *
- * Words: the addresses as 32-bit words in packet order (IPv4: 1 each,
- * IPv6: 4 each), the 32 bits of source and destination port as read
- * from the packet, the protocol number. IPv4 and IPv6 have their own
- * offsets, so that keys of the two families collide no more than others.
- */
-struct KeySeed {
-	u64 mul[10];	/* saddr words 0-3, daddr words 4-7, ports 8, proto 9 */
-	u64 add4, add6;
-};
-
-constexpr u32 key_fold(u64 h) { return static_cast<u32>(h >> 32); }
+/* The tuple key (xps_abi.h: multiply-add-shift over the tuple's words). */
+using KeySeed = xnet_xps_key_seed;
 
 constexpr u32 key_v4(const KeySeed &s, u32 saddr, u32 daddr, u32 ports,
 		     u8 proto)
 {
-	return key_fold(s.add4 + s.mul[0] * saddr + s.mul[4] * daddr +
-			s.mul[8] * ports + s.mul[9] * proto);
+	return xnet_xps_key_v4(&s, saddr, daddr, ports, proto);
 }
 
 /* @addr: saddr then daddr, 8 words (as consecutive in the IPv6 header). */
 constexpr u32 key_v6(const KeySeed &s, const u32 *addr, u32 ports, u8 proto)
 {
-	u64 h = s.add6 + s.mul[8] * ports + s.mul[9] * proto;
-
-	for (int i = 0; i < 8; i++)
-		h += s.mul[i] * addr[i];
-	return key_fold(h);
+	return xnet_xps_key_v6(&s, addr, ports, proto);
 }
 
 } /* namespace xps */
