@@ -11,6 +11,9 @@
 #   make vmtest          the .ko files in a QEMU guest booting Debian's kernel
 #   make testnic         the BQL test NIC (tests/testnic), used by the tests only
 #   make vmtest-selftest prove the guest harness catches what it must
+#   make vmtest-debug    the guest tests on the debug kernel (KASAN, lockdep,
+#                        kmemleak, UBSAN, ...: scripts/vm/debug-kernel.sh)
+#   make check-debug     vmtest-selftest and vmtest on the debug kernel
 #   make check-build     W=1, sparse, checkpatch and C++ object guards
 #   make style           checkpatch.pl on the C sources
 #   make sparse          make C=2 (sparse on every C file)
@@ -35,7 +38,8 @@ MODULES := nvme_tcp_prio nvmet_tcp_prio xps_flow pp_frag
 KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT)
 
 .PHONY: all modules install clean setup check demo test-user kunit vmtest testnic \
-	check-build style sparse vmtest-selftest bench-nvme bench-xps bench-pp
+	check-build style sparse vmtest-selftest bench-nvme bench-xps bench-pp \
+	debug-kernel vmtest-debug vmtest-selftest-debug check-debug
 
 all: modules
 
@@ -88,6 +92,20 @@ vmtest: modules testnic
 # hangs and crashes (boots with deliberately broken tests from a temp dir).
 vmtest-selftest:
 	$(ROOT)/scripts/vmtest.sh --selftest --kernel /boot/vmlinuz-$(KVER)
+
+# The debug kernel (built once from linux-source-6.1, cached) and the
+# guest tiers on it; the modules are built against it in build/debug/src.
+debug-kernel:
+	$(ROOT)/scripts/vm/debug-kernel.sh >/dev/null
+
+vmtest-debug:
+	$(ROOT)/scripts/vmtest.sh --debug
+
+vmtest-selftest-debug:
+	$(ROOT)/scripts/vmtest.sh --selftest --debug
+
+check-debug:
+	XNET_TIERS="dbgself debug" $(ROOT)/scripts/check.sh
 
 check-build:
 	KDIR=$(KDIR) $(ROOT)/scripts/check-build.sh

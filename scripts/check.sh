@@ -8,9 +8,15 @@
 #          (+ x86_64 under QEMU when XNET_KUNIT_ARCHS has it)
 #   vm     the .ko files in a QEMU guest (Debian's kernel)   make vmtest
 #   vmself the guest harness catches failures/hangs/oopses  make vmtest-selftest
-# Each tier ends with "<tier>: N passed, N failed"; a tier that exits
-# non-zero without failing a counted test counts one failure. The last line
-# is the total: "N passed, N failed". Exit status 0 only if nothing failed.
+#   dbgself the same on the debug kernel, plus one deliberate bug per checker
+#          (KASAN, lockdep, RCU, atomic sleep, UBSAN, debug objects,
+#          kmemleak) that must be reported       make vmtest-selftest-debug
+#   debug  the guest tests on the debug kernel (scripts/vm/debug-kernel.sh,
+#          built once and cached; KASAN, lockdep, kmemleak ...) make vmtest-debug
+# Each tier ends with "<tier>: N passed, N failed[, N skipped]"; a tier
+# that exits non-zero without failing a counted test counts one failure.
+# The last line is the total: "N passed, N failed, N skipped" (a skipped
+# test is not counted as passed). Exit status 0 only if nothing failed.
 # XNET_TIERS="user build" runs a subset. XNET_KUNIT_ARCHS="um x86_64" makes
 # the kunit tier also run the suites in an x86_64 kernel under QEMU with 2
 # CPUs (scripts/kunit.sh --arch x86_64: the cases that need a real CPU
@@ -24,10 +30,10 @@ mkdir -p "$logs"
 "$root/scripts/setup.sh" || { echo "0 passed, 1 failed"; exit 1; }
 
 declare -A target=([user]=test-user [build]=check-build [kunit]=kunit [vm]=vmtest
-	[vmself]=vmtest-selftest)
-tiers=${XNET_TIERS:-user build kunit vm vmself}
+	[vmself]=vmtest-selftest [dbgself]=vmtest-selftest-debug [debug]=vmtest-debug)
+tiers=${XNET_TIERS:-user build kunit vm vmself dbgself debug}
 kunit_archs=${XNET_KUNIT_ARCHS:-um}
-total_pass=0 total_fail=0
+total_pass=0 total_fail=0 total_skip=0
 summary=()
 
 # The kunit tier: make kunit (UML), then each other arch of
@@ -55,7 +61,7 @@ for t in $tiers; do
 	fi
 	rc=${PIPESTATUS[0]}
 	secs=$(($(date +%s) - start))
-	p=0 f=0
+	p=0 f=0 sk=0
 	if [ "$t" = kunit ]; then
 		# One "kunit: N passed, N failed" line per architecture.
 		while read -r line; do
@@ -67,6 +73,7 @@ for t in $tiers; do
 		if [ -n "$line" ]; then
 			p=$(echo "$line" | sed -E 's/^[a-z]+: ([0-9]+) passed.*/\1/')
 			f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+			[[ $line =~ ,\ ([0-9]+)\ skipped ]] && sk=${BASH_REMATCH[1]}
 		fi
 	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -75,10 +82,11 @@ for t in $tiers; do
 	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
-	summary+=("$(printf '%-6s %5d passed %5d failed %5ds' "$t" "$p" "$f" "$secs")")
+	total_skip=$((total_skip + sk))
+	summary+=("$(printf '%-7s %5d passed %5d failed %3d skipped %5ds' "$t" "$p" "$f" "$sk" "$secs")")
 done
 
 echo "=== summary (logs in $logs)"
 printf '%s\n' "${summary[@]}"
-echo "$total_pass passed, $total_fail failed"
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]

@@ -42,11 +42,17 @@ XNET_CXXFLAGS := -std=gnu++17 -nostdinc \
 	-fno-unwind-tables -fcheck-new -fno-common \
 	-Wno-missing-field-initializers -D__XNET_KERNEL__
 
+# Generic KASAN (asan-globals=1) registers instrumented globals from a
+# compiler-made constructor (.init_array/.fini_array): that is the one
+# constructor the object check would reject, so C++ objects keep global
+# instrumentation off (their globals lose redzones, nothing else).
+xnet-cxx-kasan = $(if $(filter -fsanitize=kernel-address,$(_c_flags)),--param asan-globals=0)
+
 # CXXFLAGS_<file>.o adds per-object options after ours (tests use it to
 # prove that the object checks catch what the defaults prevent).
 cxx_flags = -Wp,-MMD,$(depfile) \
 	$(filter-out $(xnet-cxx-c-only),$(_c_flags) $(modkern_cflags)) \
-	$(basename_flags) $(modname_flags) $(XNET_CXXFLAGS) \
+	$(basename_flags) $(modname_flags) $(XNET_CXXFLAGS) $(xnet-cxx-kasan) \
 	$(CXXFLAGS_$(target-stem).o)
 
 quiet_cmd_cxx_o_cpp = CXX $(quiet_modtag) $@

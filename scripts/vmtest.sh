@@ -30,6 +30,12 @@
 #                     output, exit with its status
 #   --selftest        prove the harness catches failures, console problems,
 #                     taint and hangs (boots a temporary set of bad tests)
+#   --debug           boot the debug kernel (scripts/vm/debug-kernel.sh:
+#                     KASAN, lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP, debug
+#                     objects, kmemleak, UBSAN, PREEMPT, failslab) with the
+#                     modules built against it in a copy of the checkout
+#                     (build/debug/src); timeouts x$XNET_VM_DEBUG_SLOW
+#                     (default 3); a kmemleak report fails the test
 #   --icount          count instructions instead of wall time: single-threaded
 #                     TCG with "-icount $XNET_VM_ICOUNT" (default shift=0,
 #                     sleep=off: guest time = 1 ns per guest instruction of
@@ -54,7 +60,8 @@
 #   tests, default tests/vm), XNET_KVER (guest kernel version, default: from
 #   the kernel image), XNET_VM_ACCEL (kvm|tcg, default: probe once, cached),
 #   XNET_VM_CPU (TCG -cpu model, default max), XNET_VM_ICOUNT (the -icount
-#   argument of --icount / icount=1 boots, default shift=0,sleep=off).
+#   argument of --icount / icount=1 boots, default shift=0,sleep=off),
+#   XNET_DEBUG_KDIR (--debug: a debug kernel build dir to use as it is).
 #
 # Guest: the host's / read-only under a tmpfs overlay (writes vanish), fresh
 #   /run (ip netns works), configfs/debugfs/tracefs mounted, lo up, no udev
@@ -64,7 +71,8 @@
 #   XNET_KVER, XNET_TMP, XNET_VM_LIB (tests/vm/lib.sh) set; processes it
 #   leaves behind are killed afterwards; taint is checked per test (new bits).
 #
-# Output: KTAP (one test case per script), then "vmtest: N passed, N failed".
+# Output: KTAP (one test case per script), then "vmtest: N passed, N failed,
+# N skipped" (a skipped test is not a passed one).
 # Exit 0 only if nothing failed: test failure, timeout, guest crash, kernel
 # console problem (BUG/WARNING/Oops/lockdep/...), or new taint beyond O|E.
 set -euo pipefail
@@ -77,7 +85,7 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}/xnet-kmods/vm
 qemu="qemu-system-x86_64"
 
 opt_cpus=2 opt_mem=1024 opt_timeout=300 opt_kernel='' opt_append='' opt_keep=0
-opt_cmd='' opt_mode=tests opt_verbose=0 opt_icount=0
+opt_cmd='' opt_mode=tests opt_verbose=0 opt_icount=0 opt_debug=0
 globs=()
 
 # Kernel log lines that fail the run.
@@ -85,7 +93,7 @@ problem_re='BUG:|WARNING:|Oops|general protection fault|KASAN|UBSAN'
 problem_re+='|possible circular locking|possible recursive locking'
 problem_re+='|inconsistent lock state|suspicious RCU usage|Kernel panic'
 problem_re+='|soft lockup|hung_task:|hung_task_timeout|blocked for more than'
-problem_re+='|unreferenced object'
+problem_re+='|unreferenced object|ODEBUG:|vmtest: checker'
 
 die() {
 	echo "vmtest: $*" >&2
@@ -107,6 +115,7 @@ while [ $# -gt 0 ]; do
 	--shell-cmd) opt_cmd=${2?}; opt_mode=cmd; shift ;;
 	--selftest) opt_mode=selftest ;;
 	--icount) opt_icount=1 ;;
+	--debug) opt_debug=1 ;;
 	-v) opt_verbose=1 ;;
 	-h | --help) usage 0 ;;
 	--) shift; globs+=("$@"); break ;;
@@ -166,11 +175,41 @@ selftest() {
 		# vmtest: mem=768
 		echo c >/proc/sysrq-trigger	# kernel panic: QEMU ends at once
 	EOF
+	local -a wants=() dbg=()
+	local total='2 passed, 6 failed, 1 skipped'
+	# The debug kernel's checkers: one deliberate bug each (tests/faults),
+	# every one must fail its test with the checker's report. KASAN's
+	# report turns lockdep off: it gets a boot of its own.
+	if [ $opt_debug -eq 1 ]; then
+		dbg=(--debug)
+		total='2 passed, 13 failed, 1 skipped'
+		local f n=10 hdr
+		for f in rcu atomic_sleep ubsan odebug leak lockdep kasan; do
+			hdr='# vmtest: append="xnet_selftest=faults"'
+			[ $f = kasan ] && hdr='# vmtest: append="xnet_selftest=kasan"'
+			cat >"$d/$n-fault-$f.sh" <<-EOF
+				$hdr
+				grep -q '^xnet_faults ' /proc/modules ||
+					insmod "\$XNET_SRC/tests/faults/xnet_faults.ko" || exit 1
+				echo $f >/sys/kernel/debug/xnet_faults/trigger || exit 1
+				[ $f != leak ] || sleep 6	# kmemleak reports objects >= 5 s old
+			EOF
+			wants+=("^not ok [0-9]+ $n-fault-$f\$")
+			n=$((n + 1))
+		done
+		wants+=('# vmtest: console: .*suspicious RCU usage'
+			'# vmtest: console: .*BUG: sleeping function called from invalid context'
+			'# vmtest: console: .*UBSAN: shift-out-of-bounds'
+			'# vmtest: console: .*ODEBUG: free active'
+			'# vmtest: console: .*unreferenced object'
+			'# vmtest: console: .*possible circular locking dependency'
+			'# vmtest: console: .*BUG: KASAN: .*use-after-free')
+	fi
 	# Output: one KTAP test case; the inner run's output as diagnostics.
 	echo "KTAP version 1"
 	echo "1..1"
-	echo "# vmtest selftest: 9 tests in 3 boots, expect 3 passed, 6 failed (~1 min)"
-	out=$(XNET_VM_TESTDIR=$d "${BASH_SOURCE[0]}" --timeout 25 \
+	echo "# vmtest selftest: $(find "$d" -name '*.sh' | wc -l) tests, expect $total"
+	out=$(XNET_VM_TESTDIR=$d "${BASH_SOURCE[0]}" --timeout 25 "${dbg[@]}" \
 		${opt_kernel:+--kernel "$opt_kernel"} 2>&1) || rc=$?
 	while IFS= read -r want; do
 		[[ $want == "vmtest: logs in "* ]] || echo "# | $want"
@@ -183,7 +222,7 @@ selftest() {
 		'# vmtest: new kernel taint 64 \(U\)' '# vmtest: timeout .* 07-hang' \
 		'# hanging now' '# vmtest: not run' \
 		'# vmtest: guest stopped .* while 09-crash was running' \
-		'# vmtest: console: .*Kernel panic' '^vmtest: 3 passed, 6 failed$'; do
+		'# vmtest: console: .*Kernel panic' "^vmtest: $total\$" "${wants[@]}"; do
 		grep -Eq "$want" <<<"$out" || { echo "# selftest: missing /$want/"; bad=1; }
 	done
 	[ "$rc" -ne 0 ] || { echo "# selftest: vmtest exited 0"; bad=1; }
@@ -211,6 +250,53 @@ fi
 # ---------------------------------------------------------------- kernel
 command -v "$qemu" >/dev/null || die "$qemu not found (scripts/setup.sh)"
 mkdir -p "$cache"
+
+# Copy the checkout's sources (tracked and untracked, not ignored) to @dst,
+# touching only files that changed: the copy keeps its own build products,
+# so kbuild rebuilds incrementally there without disturbing the checkout's.
+mirror_tree() {
+	local src=$1 dst=$2 f
+	local -A now=()
+	mkdir -p "$dst"
+	while IFS= read -r -d '' f; do
+		[ -f "$src/$f" ] || continue
+		now[$f]=1
+		if ! cmp -s "$src/$f" "$dst/$f"; then
+			mkdir -p "$dst/$(dirname "$f")"
+			cp -p "$src/$f" "$dst/$f"
+		fi
+	done < <(git -C "$src" ls-files -z -co --exclude-standard)
+	if [ -f "$dst/.xnet-files" ]; then
+		while IFS= read -r f; do
+			[ -n "${now[$f]:-}" ] || rm -f "$dst/$f"
+		done <"$dst/.xnet-files"
+	fi
+	printf '%s\n' "${!now[@]}" >"$dst/.xnet-files"
+}
+
+# --debug: the debug kernel, its modules tree, and our modules built against it.
+debug_append=''
+if [ $opt_debug -eq 1 ]; then
+	dk=${XNET_DEBUG_KDIR:-}
+	[ -n "$dk" ] || dk=$("$here/vm/debug-kernel.sh") || die "no debug kernel"
+	[ -f "$dk/arch/x86/boot/bzImage" ] && [ -s "$dk/kernel.release" ] ||
+		die "$dk: not a debug kernel build"
+	XNET_KVER=$(cat "$dk/kernel.release")
+	export XNET_VM_MODDIR=$dk/mods/lib/modules/$XNET_KVER
+	[ -f "$XNET_VM_MODDIR/modules.dep" ] || die "$XNET_VM_MODDIR: no modules.dep"
+	dsrc=$repo/build/debug/src
+	mirror_tree "$XNET_SRC" "$dsrc"
+	echo "vmtest: building the modules for $XNET_KVER in $dsrc" >&2
+	blog=$repo/build/debug/modules.log
+	{ make -C "$dk" M="$dsrc" modules && make -C "$dk" M="$dsrc/tests/testnic" modules &&
+		make -C "$dk" M="$dsrc/tests/faults" modules; } \
+		>"$blog" 2>&1 || { tail -n 30 "$blog" >&2; die "module build for $XNET_KVER failed ($blog)"; }
+	export XNET_SRC=$dsrc
+	opt_kernel=$dk/arch/x86/boot/bzImage
+	debug_append="xnet_moddir=$XNET_VM_MODDIR xnet_kmemleak=1"
+	slow=${XNET_VM_DEBUG_SLOW:-3}
+	opt_timeout=$((opt_timeout * slow))
+fi
 
 if [ -n "$opt_kernel" ]; then
 	kernel=$opt_kernel
@@ -362,7 +448,10 @@ parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_ic
 				[[ $v =~ ^[1-9][0-9]*$ ]] || die "$1: $k=$v is not a number"
 				case $k in
 				cpus) n_cpus=$v ;; mem) n_mem=$v ;;
-				timeout) [ "$v" -gt "$n_timeout" ] && n_timeout=$v ;;
+				timeout)
+					[ $opt_debug -eq 0 ] || v=$((v * slow))
+					[ "$v" -gt "$n_timeout" ] && n_timeout=$v
+					;;
 				esac
 				;;
 			append) n_append+="${n_append:+ }$v" ;;
@@ -399,6 +488,7 @@ trap 'failed_any=1; exit 130' INT TERM
 # cryptomgr.notests: the crypto self-tests cost ~0.6 s of every TCG boot.
 # panic=-1 + -no-reboot: a panic ends QEMU at once.
 base_append="console=ttyS0 panic=-1 printk.devkmsg=on cryptomgr.notests=1"
+base_append+="${debug_append:+ $debug_append}"
 
 # boot DIR CPUS MEM APPEND QEMU-EXTRA TIMEOUT [ICOUNT]: run one guest; DIR/res
 # holds cfg already. Sets boot_rc (124: timeout), boot_t0 and boot_wall.
@@ -501,7 +591,7 @@ done
 echo "KTAP version 1"
 echo "1..${#tests[@]}"
 echo "# vmtest: kernel $kernel ($XNET_KVER), accel $accel, XNET_SRC=$XNET_SRC"
-num=0 passed=0 failed=0 nboot=0
+num=0 passed=0 failed=0 skipped=0 nboot=0
 for key in "${grp_order[@]}"; do
 	nboot=$((nboot + 1))
 	IFS=$US read -r cpus mem append extra icount <<<"$key"
@@ -582,11 +672,12 @@ for key in "${grp_order[@]}"; do
 		[ -z "$block" ] || printf '%s\n' "$block"
 		echo "$result"
 		case $result in
+		ok*'# SKIP'*) skipped=$((skipped + 1)) ;;
 		ok*) passed=$((passed + 1)) ;;
 		*) failed=$((failed + 1)) ;;
 		esac
 	done
 done
 [ $failed -eq 0 ] || failed_any=1
-echo "vmtest: $passed passed, $failed failed"
+echo "vmtest: $passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]
