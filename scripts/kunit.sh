@@ -207,6 +207,7 @@ if [ "$arch" = x86_64 ]; then
 		--qemu_args="-smp 2 -cpu max -accel tcg,thread=multi"
 		--timeout=900)
 fi
+[ "$arch" = um ] && args+=(--kunitconfig="$ROOT/kunit/um.kunitconfig")
 [ -n "$glob" ] && args+=("$glob")
 
 # kunit.py must not write __pycache__ into the tree; it calls `stty sane`
@@ -226,6 +227,22 @@ read -r passed failed skipped < <(count_cases "$OUT/results.json")
 elapsed=$(( $(date +%s) - start ))
 
 status=0
+# The checkers of kunit/.kunitconfig: KASAN fails the case it hit; any
+# other checker's report in the log fails the run. Each config value must
+# really be in the kernel that ran (a dropped dependency would silence it).
+for c in KASAN PROVE_LOCKING PROVE_RCU DEBUG_OBJECTS UBSAN; do
+	grep -qx "CONFIG_$c=y" "$BUILD_DIR/.config" 2>/dev/null || {
+		echo "kunit: CONFIG_$c is not in the kernel that ran"
+		status=1
+	}
+done
+checker_re='BUG:|WARNING:|KASAN|UBSAN|ODEBUG|possible circular locking'
+checker_re+='|possible recursive locking|inconsistent lock state|suspicious RCU usage'
+if [ -f "$OUT/test.log" ] && grep -E "$checker_re" "$OUT/test.log" >"$OUT/checkers.txt"; then
+	echo "kunit: checker reports in the kernel log ($OUT/checkers.txt):"
+	head -n 10 "$OUT/checkers.txt" | sed 's/^/kunit:   /'
+	status=1
+fi
 if [ "$rc" -ne 0 ]; then
 	echo "kunit: kunit.py exited with $rc (build or test failure): see $OUT/kunit.out"
 	status=1
