@@ -179,10 +179,13 @@ selftest() {
 	local total='2 passed, 6 failed, 1 skipped'
 	# The debug kernel's checkers: one deliberate bug each (tests/faults),
 	# every one must fail its test with the checker's report. KASAN's
-	# report turns lockdep off: it gets a boot of its own.
+	# report turns lockdep off: it gets a boot of its own. The harness's
+	# other catches (01-09) are the same code on any kernel: proven by the
+	# plain selftest, not booted again here.
 	if [ $opt_debug -eq 1 ]; then
 		dbg=(--debug)
-		total='2 passed, 13 failed, 1 skipped'
+		rm -f "$d"/0*.sh
+		total='0 passed, 7 failed, 0 skipped'
 		local f n=10 hdr
 		for f in rcu atomic_sleep ubsan odebug leak lockdep kasan; do
 			hdr='# vmtest: append="xnet_selftest=faults"'
@@ -209,7 +212,7 @@ selftest() {
 	echo "KTAP version 1"
 	echo "1..1"
 	echo "# vmtest selftest: $(find "$d" -name '*.sh' | wc -l) tests, expect $total"
-	out=$(XNET_VM_TESTDIR=$d "${BASH_SOURCE[0]}" --timeout 25 "${dbg[@]}" \
+	out=$(XNET_VM_TESTDIR=$d "${BASH_SOURCE[0]}" --timeout $((25 + 15 * opt_debug)) "${dbg[@]}" \
 		${opt_kernel:+--kernel "$opt_kernel"} 2>&1) || rc=$?
 	while IFS= read -r want; do
 		[[ $want == "vmtest: logs in "* ]] || echo "# | $want"
@@ -222,7 +225,11 @@ selftest() {
 		'# vmtest: new kernel taint 64 \(U\)' '# vmtest: timeout .* 07-hang' \
 		'# hanging now' '# vmtest: not run' \
 		'# vmtest: guest stopped .* while 09-crash was running' \
-		'# vmtest: console: .*Kernel panic' "^vmtest: $total\$" "${wants[@]}"; do
+		'# vmtest: console: .*Kernel panic'; do
+		[ $opt_debug -eq 0 ] || break
+		grep -Eq "$want" <<<"$out" || { echo "# selftest: missing /$want/"; bad=1; }
+	done
+	for want in "^vmtest: $total\$" "${wants[@]}"; do
 		grep -Eq "$want" <<<"$out" || { echo "# selftest: missing /$want/"; bad=1; }
 	done
 	[ "$rc" -ne 0 ] || { echo "# selftest: vmtest exited 0"; bad=1; }
