@@ -12,6 +12,9 @@
 #   make testnic         the BQL test NIC (tests/testnic), used by the tests only
 #   make vmtest-selftest prove the guest harness catches what it must
 #   make check-build     W=1, sparse, checkpatch and C++ object guards
+#   make fuzz            libFuzzer (clang, ASan+UBSan) on the core's parsers,
+#                        FUZZ_SECONDS (300) per target, corpus kept in build/fuzz
+#   make fuzz-quick      the same, 20 s per target from the seeds (make check's run)
 #   make style           checkpatch.pl on the C sources
 #   make sparse          make C=2 (sparse on every C file)
 #   make bench-nvme      NVMe/TCP priority off vs on, tables in build/bench/nvme.md
@@ -91,6 +94,15 @@ vmtest-selftest:
 
 check-build:
 	KDIR=$(KDIR) $(ROOT)/scripts/check-build.sh
+
+# libFuzzer targets of tests/fuzz (scripts/fuzz.sh; crashes in build/fuzz/crashes).
+FUZZ_SECONDS ?= 300
+.PHONY: fuzz fuzz-quick
+fuzz:
+	$(ROOT)/scripts/fuzz.sh --seconds $(FUZZ_SECONDS) --keep-corpus
+
+fuzz-quick:
+	$(ROOT)/scripts/fuzz.sh --seconds 20
 
 style:
 	$(ROOT)/scripts/style.sh
