@@ -115,6 +115,10 @@ void check(const char *s, size_t n, char sep, usize cap, Range rg)
 		if (i >= room || u.err != Err::Ok) {
 			bad = i;
 			bad_err = i >= room ? Err::TooMany : u.err;
+			// A trailing separator is an empty item even past the
+			// room (the core sees it before it counts the item).
+			if (i >= room && tok[i].len == 0 && i + 1 == tok.size())
+				bad_err = Err::Empty;
 			break;
 		}
 	}
@@ -141,10 +145,8 @@ void check(const char *s, size_t n, char sep, usize cap, Range rg)
 		FUZZ_CHECK(r.pos == t.start && r.len == t.len,
 			   "'%s': refusal names %zu+%zu, the first bad item is %zu+%zu (%s)",
 			   in.c_str(), r.pos, r.len, t.start, t.len, err_str(bad_err));
-		// An empty item beyond the room may be named either way.
-		FUZZ_CHECK(r.err == bad_err || (t.len == 0 && r.err == Err::Empty &&
-						bad_err == Err::TooMany),
-			   "'%s': %s, reference %s", in.c_str(), err_str(r.err), err_str(bad_err));
+		FUZZ_CHECK(r.err == bad_err, "'%s': %s, reference %s", in.c_str(), err_str(r.err),
+			   err_str(bad_err));
 	}
 
 	// Round trip through the canonical text (a digit separator is

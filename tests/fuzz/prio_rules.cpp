@@ -136,6 +136,10 @@ RefResult reference(const char *s, size_t n)
 	for (size_t k = 0; k < rules.size(); k++) {
 		const Span &rs = rules[k];
 
+		// A trailing ';' is an empty rule even past the limit (the
+		// core sees the separator before it counts the next rule).
+		if (k >= prio::kMaxRules && rs.len == 0 && k + 1 == rules.size())
+			return fail(Err::Empty, rs.start, 0);
 		if (k >= prio::kMaxRules)
 			return fail(Err::TooMany, rs.start, rs.len);
 		if (rs.len == 0)
