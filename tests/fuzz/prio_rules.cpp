@@ -327,6 +327,11 @@ void check_matches(const char *in, const RuleSet &set, const xnet_prio_rules *ab
 		ep.rport = static_cast<u16>(ep.rport - 1);
 		check_match(in, set, abi, ref, ep);
 	}
+	// A default endpoint, also for an empty set (NULL in the C ABI).
+	prio::Endpoint dflt{ inet::v4(10, 0, 0, 2), inet::v4(10, 0, 0, 1), 4420, 50000, false };
+
+	check_match(in, set, abi, ref, dflt);
+
 	// Endpoints from the input bytes (whatever they are).
 	for (size_t off = 0; off + 36 <= size && off < 36 * 4; off += 36) {
 		prio::Endpoint ep{};
