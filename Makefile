@@ -15,6 +15,9 @@
 #                        kmemleak, UBSAN, ...: scripts/vm/debug-kernel.sh)
 #   make check-debug     vmtest-selftest and vmtest on the debug kernel
 #   make check-build     W=1, sparse, checkpatch and C++ object guards
+#   make fuzz            libFuzzer (clang, ASan+UBSan) on the core's parsers,
+#                        FUZZ_SECONDS (300) per target, corpus kept in build/fuzz
+#   make fuzz-quick      the same, 20 s per target from the seeds (make check's run)
 #   make style           checkpatch.pl on the C sources
 #   make sparse          make C=2 (sparse on every C file)
 #   make bench-nvme      NVMe/TCP priority off vs on, tables in build/bench/nvme.md
@@ -109,6 +112,15 @@ check-debug:
 
 check-build:
 	KDIR=$(KDIR) $(ROOT)/scripts/check-build.sh
+
+# libFuzzer targets of tests/fuzz (scripts/fuzz.sh; crashes in build/fuzz/crashes).
+FUZZ_SECONDS ?= 300
+.PHONY: fuzz fuzz-quick
+fuzz:
+	$(ROOT)/scripts/fuzz.sh --seconds $(FUZZ_SECONDS) --keep-corpus
+
+fuzz-quick:
+	$(ROOT)/scripts/fuzz.sh --seconds 20
 
 style:
 	$(ROOT)/scripts/style.sh

@@ -11,9 +11,10 @@ set -euo pipefail
 # Build: compilers, kbuild headers and the kernel the guest boots.
 PKGS_BUILD="make gcc g++ libc6-dev binutils kmod bc flex bison libelf-dev libssl-dev
 	dwarves xz-utils cpio python3 git dkms linux-headers-amd64 linux-image-amd64"
-# Tests: GoogleTest, the kernel source for kunit.py/checkpatch, sparse, QEMU.
+# Tests: GoogleTest, the kernel source for kunit.py/checkpatch, sparse, QEMU;
+# clang with its compiler-rt (libFuzzer, ASan, UBSan runtimes) for tests/fuzz.
 PKGS_TEST="libgtest-dev googletest linux-source-6.1 sparse perl shellcheck qemu-system-x86
-	busybox-static"
+	busybox-static clang libclang-rt-dev"
 # Tools used inside the guest (the guest runs the host's root filesystem).
 # dpdk-dev holds dpdk-testpmd (the dpdk package only the runtime libraries).
 PKGS_GUEST="iproute2 ethtool nvme-cli fio iperf3 procps util-linux linux-perf
