@@ -4,6 +4,7 @@
 # `make check`: install what is missing, then run every test tier:
 #   user   C++ core in userspace (GoogleTest, ASan+UBSan)   make test-user
 #   build  W=1, sparse, checkpatch, C++ object guards        make check-build
+#   fuzz   the core's parsers under libFuzzer, 20 s a target  make fuzz-quick
 #   kunit  KUnit suites on UML (kunit.py)                    make kunit
 #          (+ x86_64 under QEMU when XNET_KUNIT_ARCHS has it)
 #   vm     the .ko files in a QEMU guest (Debian's kernel)   make vmtest
@@ -29,9 +30,9 @@ mkdir -p "$logs"
 
 "$root/scripts/setup.sh" || { echo "0 passed, 1 failed"; exit 1; }
 
-declare -A target=([user]=test-user [build]=check-build [kunit]=kunit [vm]=vmtest
+declare -A target=([user]=test-user [build]=check-build [fuzz]=fuzz-quick [kunit]=kunit [vm]=vmtest
 	[vmself]=vmtest-selftest [dbgself]=vmtest-selftest-debug [debug]=vmtest-debug)
-tiers=${XNET_TIERS:-user build kunit vm vmself dbgself debug}
+tiers=${XNET_TIERS:-user build fuzz kunit vm vmself dbgself debug}
 kunit_archs=${XNET_KUNIT_ARCHS:-um}
 total_pass=0 total_fail=0 total_skip=0
 summary=()
