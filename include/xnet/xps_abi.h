@@ -31,6 +31,23 @@ int xnet_xps_decide(unsigned long long entry, unsigned short proposed,
 		    int old_backlog, unsigned short *queue);
 
 /*
+ * Is @entry's queue busy: its qdisc holds packets (@backlog non-zero) or
+ * its completion counter @completed has not reached the entry's head?
+ * (xnet::xps::busy()). An empty entry is never busy.
+ */
+int xnet_xps_busy(unsigned long long entry, unsigned int completed,
+		  int backlog);
+
+/*
+ * Two entries landing in one slot of a resized table: the one to keep
+ * (xnet::xps::carry()); *conflict set when both were busy on different
+ * queues (one is lost).
+ */
+unsigned long long xnet_xps_carry(unsigned long long into, int into_busy,
+				  unsigned long long from, int from_busy,
+				  int *conflict);
+
+/*
  * The entry layout, inline for the datapath (two calls per packet less):
  * bit 63 valid, bits 32..47 the queue, bits 0..31 head. The one
  * definition: the C++ core (xps_flow.hpp, which C cannot include) builds

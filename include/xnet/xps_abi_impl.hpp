@@ -20,6 +20,23 @@ extern "C" int xnet_xps_decide(unsigned long long entry, unsigned short proposed
 	return static_cast<int>(d.verdict);
 }
 
+extern "C" int xnet_xps_busy(unsigned long long entry, unsigned int completed,
+			     int backlog)
+{
+	return xnet::xps::valid(entry) &&
+	       xnet::xps::busy(entry, xnet::xps::OldQueue{ completed, backlog != 0 });
+}
+
+extern "C" unsigned long long xnet_xps_carry(unsigned long long into, int into_busy,
+					     unsigned long long from, int from_busy,
+					     int *conflict)
+{
+	auto c = xnet::xps::carry(into, into_busy != 0, from, from_busy != 0);
+
+	*conflict = c.conflict;
+	return c.entry;
+}
+
 /* queue_of() of xps_abi.h (-1 when empty) and of the C++ core agree. */
 namespace xnet {
 namespace xps {

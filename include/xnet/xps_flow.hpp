@@ -74,6 +74,16 @@ struct OldQueue {
 };
 
 /*
+ * Does @entry's queue, in state @o, still hold bytes of the entry's flows
+ * (its qdisc holds packets, or its completions have not reached head)?
+ * A flow may leave a queue only when it is not busy.
+ */
+constexpr bool busy(u64 entry, OldQueue o)
+{
+	return o.backlog || !seq::reached(o.completed, head_of(entry));
+}
+
+/*
  * @old(q) returns queue q's state; it is called at most once, only when
  * the flow wants to change queues.
  */
@@ -90,11 +100,41 @@ constexpr Decision decide(u64 entry, u16 proposed, u16 nqueues, Old &&old)
 	if (q >= nqueues)
 		return { proposed, Verdict::Stale };
 
-	OldQueue o = old(q);
-
-	if (o.backlog || !seq::reached(o.completed, head_of(entry)))
+	if (busy(entry, old(q)))
 		return { q, Verdict::Hold };
 	return { proposed, Verdict::Move };
+}
+
+/*
+ * A table resize carries every entry over into the new table, so that no
+ * hold is dropped. Growing, each new slot gets the one old entry its flows
+ * map to. Shrinking, several old entries (@into, what the slot has so far,
+ * and @from) land in one slot; carry() says which to keep (@*_busy: that
+ * entry's queue is busy(), read by the caller):
+ *  - one empty: the other;
+ *  - the same queue: the later head (it covers the other's bytes too);
+ *  - different queues: the busy one: the flows of an entry whose queue has
+ *    drained may go anywhere, those of a busy one must stay. Both busy: no
+ *    one entry can hold both; @into is kept, and conflict says so (the
+ *    flows of @from may be reordered once).
+ */
+struct Carried {
+	u64 entry;
+	bool conflict;
+};
+
+constexpr Carried carry(u64 into, bool into_busy, u64 from, bool from_busy)
+{
+	if (!valid(from))
+		return { into, false };
+	if (!valid(into))
+		return { from, false };
+	if (queue_of(into) == queue_of(from))
+		return { seq::reached(head_of(from), head_of(into)) ? from : into,
+			 false };
+	if (from_busy && !into_busy)
+		return { from, false };
+	return { into, from_busy && into_busy };
 }
 
 /* The tuple key (xps_abi.h: multiply-add-shift over the tuple's words). */
