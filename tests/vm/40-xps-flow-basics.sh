@@ -107,17 +107,34 @@ nv_ready() { [ -e "$XNET_TMP/ready" ]; }
 for _ in $(seq 100); do nv_ready && break; sleep 0.1; done
 nv_ready || fail "sender on d0 did not start"
 sleep 0.3
+refcnt() { read -r REFCNT </sys/module/xps_flow/refcnt; }
+refcnt
+expect_eq "$REFCNT" 1 "use count with steering on d0"
 $IP link del d0
 wait $spid
+refcnt
+expect_eq "$REFCNT" 0 "use count after d0 was deleted with steering on"
 
-# rmmod while enabled under traffic: files gone, traffic goes on.
+# Steering on d1 pins the module: rmmod refused, nothing changed. Off,
+# rmmod under traffic: files gone, traffic goes on.
 echo 16 >$S/d1/xps_dev_flow_table_cnt
+refcnt
+expect_eq "$REFCNT" 1 "use count with steering on d1"
 rm -f "$XNET_TMP/ready"
 sender d1 3 >"$XNET_TMP/sent1" &
 spid=$!
 for _ in $(seq 100); do nv_ready && break; sleep 0.1; done
 nv_ready || fail "sender on d1 did not start"
 sleep 0.3
+if err=$(/sbin/rmmod xps_flow 2>&1); then
+	fail "rmmod with steering on d1 succeeded"
+fi
+[[ $err == *"in use"* ]] || fail "rmmod with steering on: '$err', want 'in use'"
+cnt d1
+expect_eq "$CNT" 16 "d1 after the refused rmmod"
+echo 0 >$S/d1/xps_dev_flow_table_cnt
+refcnt
+expect_eq "$REFCNT" 0 "use count with steering off everywhere"
 unload_mod xps_flow
 wait $spid
 read -r sent <"$XNET_TMP/sent1"
