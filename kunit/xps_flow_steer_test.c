@@ -518,6 +518,7 @@ static struct xfl_stats stats(struct steer_test *t)
 		sum.lookups += s->lookups;
 		sum.moves += s->moves;
 		sum.held += s->held;
+		sum.stale += s->stale;
 		sum.recorded += s->recorded;
 	}
 	return sum;
@@ -928,6 +929,44 @@ static void xps_flow_steer_resize_in_flight(struct kunit *test)
 			xnet_xps_pack(1, txq_snap(t, 1).queued));
 }
 
+/*
+ * Traffic classes: a flow held on tx-0 whose packets now belong to a class
+ * whose range is tx-1 only (an mqprio map, an nvme priority change) must
+ * go to tx-1 at once, not wait on a queue its class does not allow.
+ */
+static void xps_flow_steer_other_class(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct txq_snap s1;
+
+	setup(test, PROPOSE_SELECT);
+	start_flow(test, true);
+	KUNIT_ASSERT_EQ(test, stats(t).held, (u64)BURST);
+	/* Same class for both queues: still held. */
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, netdev_set_num_tc(t->dev, 1), 0);
+	KUNIT_ASSERT_EQ(test, netdev_set_tc_queue(t->dev, 0, 2, 0), 0);
+	rtnl_unlock();
+	expect_held(test, BURST + 1);
+	/* Class 0 = tx-0, class 1 = tx-1: the proposal's class is 1. */
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, netdev_set_num_tc(t->dev, 2), 0);
+	KUNIT_ASSERT_EQ(test, netdev_set_tc_queue(t->dev, 0, 1, 0), 0);
+	KUNIT_ASSERT_EQ(test, netdev_set_tc_queue(t->dev, 1, 1, 1), 0);
+	rtnl_unlock();
+	send(test, 1, 1);
+	settle(test);
+	s1 = txq_snap(t, 1);
+	KUNIT_EXPECT_EQ(test, s1.sent, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats(t).stale, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats(t).held, (u64)BURST + 1);
+	KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(1, s1.queued));
+	rtnl_lock();
+	netdev_reset_tc(t->dev);
+	rtnl_unlock();
+	drain(test, 0);
+}
+
 /* Off with packets in flight: the device's own ops back at once. */
 static void xps_flow_steer_disable_in_flight(struct kunit *test)
 {
@@ -1289,6 +1328,7 @@ static struct kunit_case xps_flow_steer_cases[] = {
 	KUNIT_CASE(xps_flow_steer_table_off_reorders_xps),
 #endif
 	KUNIT_CASE(xps_flow_steer_resize_in_flight),
+	KUNIT_CASE(xps_flow_steer_other_class),
 	KUNIT_CASE(xps_flow_steer_disable_in_flight),
 	KUNIT_CASE(xps_flow_steer_unload_in_flight),
 	KUNIT_CASE(xps_flow_steer_unregister_enabled),

@@ -262,11 +262,11 @@ static u16 xfl_propose(const struct net_device_ops *ops, struct net_device *dev,
  * may it move? Out of line: the rare case. Caller: an RCU reader.
  */
 static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
-				   struct xfl_table *t, u64 *slot, u64 entry,
-				   u16 proposed)
+				   struct net_device *sb_dev, struct xfl_table *t,
+				   u64 *slot, u64 entry, u16 proposed)
 {
 	unsigned int completed = 0;
-	int verdict, oq, backlog = 0;
+	int verdict, oq, state = 0;
 	u16 queue;
 
 	oq = xnet_xps_queue_of(entry);
@@ -283,18 +283,29 @@ static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
 		 * is seen over, a re-read sees the flow's latest head — if it
 		 * changed, the flow just sent there: stay.
 		 */
-		backlog = q && (!qdisc_is_empty(q) || qdisc_is_running(q));
+		if (q && (!qdisc_is_empty(q) || qdisc_is_running(q)))
+			state = XNET_XPS_OLD_BACKLOG;
 		smp_rmb();	/* the run's end before the entry's re-read */
 		if (READ_ONCE(*slot) != entry)
-			backlog = 1;
+			state |= XNET_XPS_OLD_BACKLOG;
 		completed = READ_ONCE(txq->dql.num_completed);
+		/*
+		 * Traffic classes (mqprio): the proposal came from the
+		 * packet's class range (netdev_pick_tx() picks within
+		 * tc_to_txq[tc] of @sb_dev or @dev); the old queue must be
+		 * in that range too, or the flow goes where it is allowed.
+		 */
+		if (unlikely((sb_dev ?: dev)->num_tc) &&
+		    netdev_txq_to_tc(sb_dev ?: dev, oq) !=
+		    netdev_txq_to_tc(sb_dev ?: dev, proposed))
+			state |= XNET_XPS_OLD_OTHER_TC;
 		/* A resize is carrying heads over: only an idle queue is left. */
 		if (unlikely(READ_ONCE(t->settling)) &&
 		    READ_ONCE(txq->dql.num_queued) != completed)
-			backlog = 1;
+			state |= XNET_XPS_OLD_BACKLOG;
 	}
 	verdict = xnet_xps_decide(entry, proposed, dev->real_num_tx_queues,
-				  completed, backlog, &queue);
+				  completed, state, &queue);
 	if (verdict == XNET_XPS_HOLD)
 		this_cpu_inc(xd->stats->held);
 	else if (verdict == XNET_XPS_MOVE)
@@ -329,7 +340,7 @@ static u16 xfl_steer(struct net_device *dev, struct sk_buff *skb,
 	/* No entry, or the flow's queue is the proposed one. */
 	if (likely(xnet_xps_decide_fast(entry, proposed) >= 0))
 		return proposed;
-	return xfl_steer_move(xd, dev, t, slot, entry, proposed);
+	return xfl_steer_move(xd, dev, sb_dev, t, slot, entry, proposed);
 }
 
 /*

@@ -21,7 +21,7 @@ struct xfl_stats {
 	u64 lookups;		/* packets steered */
 	u64 moves;		/* flows moved after their old queue drained */
 	u64 held;		/* moves held back: old queue still busy */
-	u64 stale;		/* entries naming a queue that is gone */
+	u64 stale;		/* entries naming a queue gone or of another class */
 	u64 recorded;		/* entries written at transmit */
 };
 

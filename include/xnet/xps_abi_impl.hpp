@@ -10,10 +10,12 @@ static_assert(XNET_XPS_MAX_ENTRIES == xnet::xps::kMaxEntries, "bound");
 
 extern "C" int xnet_xps_decide(unsigned long long entry, unsigned short proposed,
 			       unsigned short nqueues, unsigned int old_completed,
-			       int old_backlog, unsigned short *queue)
+			       int old_state, unsigned short *queue)
 {
 	auto d = xnet::xps::decide(entry, proposed, nqueues, [=](xnet::u16) {
-		return xnet::xps::OldQueue{ old_completed, old_backlog != 0 };
+		return xnet::xps::OldQueue{ old_completed,
+					    (old_state & XNET_XPS_OLD_BACKLOG) != 0,
+					    (old_state & XNET_XPS_OLD_OTHER_TC) != 0 };
 	});
 
 	*queue = d.queue;

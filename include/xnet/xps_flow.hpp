@@ -52,7 +52,8 @@ enum class Verdict : u8 {
 	Same,	/* the proposed queue is the flow's queue */
 	Move,	/* the old queue has drained: move to the proposed one */
 	Hold,	/* the old queue still holds the flow's bytes: stay */
-	Stale,	/* the old queue no longer exists: the proposed one */
+	Stale,	/* the old queue no longer exists, or is outside the
+		 * proposed queue's traffic class: the proposed one */
 };
 
 static_assert(static_cast<int>(Verdict::New) == XNET_XPS_NEW &&
@@ -71,6 +72,11 @@ struct Decision {
 struct OldQueue {
 	u32 completed;		/* dql.num_completed */
 	bool backlog;		/* its qdisc holds packets */
+	/*
+	 * It is outside the queue range of the proposed queue's traffic
+	 * class (mqprio, an nvme priority change): the flow may not stay.
+	 */
+	bool other_class = false;
 };
 
 /*
@@ -100,7 +106,12 @@ constexpr Decision decide(u64 entry, u16 proposed, u16 nqueues, Old &&old)
 	if (q >= nqueues)
 		return { proposed, Verdict::Stale };
 
-	if (busy(entry, old(q)))
+	OldQueue o = old(q);
+
+	/* Never hold a flow on a queue its class no longer allows. */
+	if (o.other_class)
+		return { proposed, Verdict::Stale };
+	if (busy(entry, o))
 		return { q, Verdict::Hold };
 	return { proposed, Verdict::Move };
 }

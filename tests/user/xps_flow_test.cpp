@@ -449,3 +449,34 @@ TEST(XpsFlow, ResizeKeepsHolds)
 		}
 	}
 }
+
+/*
+ * A flow is never held on a queue outside the proposed queue's traffic
+ * class range (mqprio, an nvme priority change), however busy it is.
+ */
+TEST(XpsFlow, NeverHeldOutsideItsClass)
+{
+	const u64 e = xps::pack(0, 100);
+	int calls = 0;
+	auto d = xps::decide(e, 1, 4, [&](u16) {
+		calls++;
+		return xps::OldQueue{ 0, true, true };	/* busy, other class */
+	});
+
+	EXPECT_EQ(d.verdict, Verdict::Stale);
+	EXPECT_EQ(d.queue, 1);
+	EXPECT_EQ(calls, 1);
+	/* Same class, busy: held, as before. */
+	d = xps::decide(e, 1, 4, [](u16) { return xps::OldQueue{ 0, true, false }; });
+	EXPECT_EQ(d.verdict, Verdict::Hold);
+	/* Same queue: the class does not matter (nothing to read). */
+	d = xps::decide(e, 0, 4, [](u16) { return xps::OldQueue{ 0, true, true }; });
+	EXPECT_EQ(d.verdict, Verdict::Same);
+	/* The C ABI's flags. */
+	unsigned short q = 9;
+	EXPECT_EQ(xnet_xps_decide(e, 1, 4, 0, XNET_XPS_OLD_BACKLOG | XNET_XPS_OLD_OTHER_TC, &q),
+		  XNET_XPS_STALE);
+	EXPECT_EQ(q, 1);
+	EXPECT_EQ(xnet_xps_decide(e, 1, 4, 0, XNET_XPS_OLD_BACKLOG, &q), XNET_XPS_HOLD);
+	EXPECT_EQ(q, 0);
+}
