@@ -19,8 +19,8 @@ S=/sys/class/net
 cleanup() {
 	# Steering pins xps_flow: off everywhere, then it can go.
 	if mod_loaded xps_flow; then
-		for f in $S/*/xps_dev_flow_table_cnt; do
-			[ -e "$f" ] && echo 0 >"$f" 2>/dev/null || true
+		for f in "$S"/*/xps_dev_flow_table_cnt; do
+			if [ -e "$f" ]; then echo 0 >"$f" 2>/dev/null || true; fi
 		done
 		/sbin/rmmod xps_flow 2>/dev/null || true
 	fi

@@ -22,7 +22,7 @@ cleanup() {
 	[ ! -e /sys/class/net/$TAP ] || $IP link del $TAP 2>/dev/null || true
 	if mod_loaded xps_flow; then
 		for f in /sys/class/net/*/xps_dev_flow_table_cnt; do
-			[ -e "$f" ] && echo 0 >"$f" 2>/dev/null || true
+			if [ -e "$f" ]; then echo 0 >"$f" 2>/dev/null || true; fi
 		done
 		/sbin/rmmod xps_flow 2>/dev/null || true
 	fi
