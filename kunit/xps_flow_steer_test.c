@@ -518,9 +518,32 @@ static struct xfl_stats stats(struct steer_test *t)
 		sum.lookups += s->lookups;
 		sum.moves += s->moves;
 		sum.held += s->held;
+		sum.stale += s->stale;
 		sum.recorded += s->recorded;
 	}
 	return sum;
+}
+
+static unsigned int nr_retired(void)
+{
+	struct xfl_hook *h;
+	unsigned int n = 0;
+
+	rtnl_lock();
+	list_for_each_entry(h, &xfl_retired, node)
+		n++;
+	rtnl_unlock();
+	return n;
+}
+
+static unsigned int nr_pinned(void)
+{
+	unsigned int n;
+
+	rtnl_lock();
+	n = xfl_pinned;
+	rtnl_unlock();
+	return n;
 }
 
 /* ---- setup -------------------------------------------------------------- */
@@ -856,11 +879,16 @@ static void xps_flow_steer_table_off_reorders_xps(struct kunit *test)
 }
 #endif
 
-/* Resize with packets in flight: the wrapper stays, nothing is lost. */
+/*
+ * Resize with packets in flight: the wrapper stays, and the hold carries
+ * over into the new table (growing and shrinking): the flow, proposed
+ * tx-1, stays on tx-0 until tx-0 has drained; nothing is lost or reordered.
+ */
 static void xps_flow_steer_resize_in_flight(struct kunit *test)
 {
 	struct steer_test *t = test->priv;
 	struct xfl_dev *xd;
+	struct txq_snap s1;
 	struct tn_wire w;
 
 	setup(test, PROPOSE_SELECT);
@@ -871,21 +899,72 @@ static void xps_flow_steer_resize_in_flight(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, table_size(t), 64U);
 	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, xd->ops);
 	KUNIT_EXPECT_PTR_EQ(test, xd->orig_ops, &tn_netdev_ops_select);
+	KUNIT_EXPECT_EQ(test, flow_entry(t),
+			xnet_xps_pack(0, txq_snap(t, 0).queued));
+	send(test, 1, BURST);		/* held by the carried entry */
+	settle(test);
+	s1 = txq_snap(t, 1);
+	KUNIT_EXPECT_EQ(test, s1.sent + s1.qdisc, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats(t).held, 2ULL * BURST);
 	release(t, 0, 1);
 	settle(test);
 	KUNIT_ASSERT_EQ(test, table(t, 2), 0);
 	KUNIT_EXPECT_EQ(test, table_size(t), 2U);
 	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, xd->ops);
-	send(test, 0, BURST);
+	send(test, 1, BURST);		/* still held after shrinking */
+	settle(test);
+	s1 = txq_snap(t, 1);
+	KUNIT_EXPECT_EQ(test, s1.sent + s1.qdisc, 0ULL);
 	drain(test, 0);
+	send(test, 1, 1);		/* drained: moves now */
+	settle(test);
+	KUNIT_EXPECT_EQ(test, txq_snap(t, 1).sent, 1ULL);
 	drain(test, 1);
 	w = wire_snap(t);
-	KUNIT_EXPECT_EQ(test, w.packets, 3ULL * BURST);
+	KUNIT_EXPECT_EQ(test, w.packets, 4ULL * BURST + 1);
 	KUNIT_EXPECT_EQ(test, w.reordered, 0ULL);
-	KUNIT_EXPECT_EQ(test, peer_rx_pkts(t), 3ULL * BURST);
-	/* The new table recorded the flow again. */
+	KUNIT_EXPECT_EQ(test, w.gaps, 0ULL);
+	KUNIT_EXPECT_EQ(test, peer_rx_pkts(t), 4ULL * BURST + 1);
 	KUNIT_EXPECT_EQ(test, flow_entry(t),
-			xnet_xps_pack(0, txq_snap(t, 0).queued));
+			xnet_xps_pack(1, txq_snap(t, 1).queued));
+}
+
+/*
+ * Traffic classes: a flow held on tx-0 whose packets now belong to a class
+ * whose range is tx-1 only (an mqprio map, an nvme priority change) must
+ * go to tx-1 at once, not wait on a queue its class does not allow.
+ */
+static void xps_flow_steer_other_class(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct txq_snap s1;
+
+	setup(test, PROPOSE_SELECT);
+	start_flow(test, true);
+	KUNIT_ASSERT_EQ(test, stats(t).held, (u64)BURST);
+	/* Same class for both queues: still held. */
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, netdev_set_num_tc(t->dev, 1), 0);
+	KUNIT_ASSERT_EQ(test, netdev_set_tc_queue(t->dev, 0, 2, 0), 0);
+	rtnl_unlock();
+	expect_held(test, BURST + 1);
+	/* Class 0 = tx-0, class 1 = tx-1: the proposal's class is 1. */
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, netdev_set_num_tc(t->dev, 2), 0);
+	KUNIT_ASSERT_EQ(test, netdev_set_tc_queue(t->dev, 0, 1, 0), 0);
+	KUNIT_ASSERT_EQ(test, netdev_set_tc_queue(t->dev, 1, 1, 1), 0);
+	rtnl_unlock();
+	send(test, 1, 1);
+	settle(test);
+	s1 = txq_snap(t, 1);
+	KUNIT_EXPECT_EQ(test, s1.sent, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats(t).stale, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats(t).held, (u64)BURST + 1);
+	KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(1, s1.queued));
+	rtnl_lock();
+	netdev_reset_tc(t->dev);
+	rtnl_unlock();
+	drain(test, 0);
 }
 
 /* Off with packets in flight: the device's own ops back at once. */
@@ -921,7 +1000,13 @@ static void xps_flow_steer_disable_in_flight(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, t->dev->netdev_ops, &tn_netdev_ops_select);
 }
 
-/* rmmod xps_flow while steering with packets in flight. */
+/*
+ * The module's exit path (xfl_stop()) with steering on and packets in
+ * flight (a real rmmod is refused then: steering pins the module; this is
+ * the detach of every device that exit does). The device's own behaviour
+ * is back at once: a packet proposed tx-1 goes there, ahead of the ones
+ * still held on tx-0.
+ */
 static void xps_flow_steer_unload_in_flight(struct kunit *test)
 {
 	struct steer_test *t = test->priv;
@@ -929,18 +1014,23 @@ static void xps_flow_steer_unload_in_flight(struct kunit *test)
 
 	setup(test, PROPOSE_SELECT);
 	start_flow(test, true);
+	KUNIT_EXPECT_EQ(test, nr_pinned(), 1U);
 	xfl_stop();
 	t->xfl = false;
 	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, &tn_netdev_ops_select);
 	KUNIT_EXPECT_EQ(test, nr_attached(), 0U);
 	KUNIT_EXPECT_TRUE(test, hash_empty(xfl_hash));
-	drain(test, 0);
+	KUNIT_EXPECT_EQ(test, nr_pinned(), 0U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&xfl_retired));	/* freed */
 	send(test, 1, BURST);
 	settle(test);
+	KUNIT_EXPECT_EQ(test, txq_snap(t, 1).sent, (u64)BURST);
+	drain(test, 0);
 	w = wire_snap(t);
 	KUNIT_EXPECT_EQ(test, w.packets, 3ULL * BURST);
-	KUNIT_EXPECT_EQ(test, w.reordered, 0ULL);
-	KUNIT_EXPECT_EQ(test, txq_snap(t, 1).sent, (u64)BURST);
+	/* A and B were held on tx-0 and came after the last burst. */
+	KUNIT_EXPECT_EQ(test, w.reordered, 2ULL * BURST);
+	KUNIT_EXPECT_EQ(test, peer_rx_pkts(t), 3ULL * BURST);
 }
 
 struct unreg_watch {
@@ -989,6 +1079,197 @@ static void xps_flow_steer_unregister_enabled(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, w.attached);
 	KUNIT_EXPECT_EQ(test, nr_attached(), before - 2);
 	rcu_barrier();	/* the table's free, if any, ran */
+}
+
+/* ---- the hook's life (issue 10, section 2, defects 1 and 2) ------------- */
+
+/*
+ * A reader outside RCU (dev_get_iflink(), AF_PACKET's bypass,
+ * netif_skb_features()) read dev->netdev_ops while steering was on and
+ * uses the pointer after steering went off: the copy must still be
+ * there (KASAN reports a use after free otherwise). Then the copy is
+ * reused by the next enable, and it outlives the device.
+ */
+static void xps_flow_steer_ops_outlive_disable(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	const struct net_device_ops *held;
+
+	setup(test, PROPOSE_SELECT);
+	start_flow(test, true);
+	held = READ_ONCE(t->dev->netdev_ops);
+	KUNIT_ASSERT_PTR_NE(test, held, &tn_netdev_ops_select);
+	KUNIT_ASSERT_EQ(test, table(t, 0), 0);
+	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, &tn_netdev_ops_select);
+	/* The lockless reader goes on. */
+	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(held->ndo_open),
+			    tn_netdev_ops_select.ndo_open);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(held->ndo_start_xmit) == xfl_start_xmit);
+	drain(test, 0);
+
+	/* On again: the same copy, not one more per cycle. */
+	KUNIT_ASSERT_EQ(test, table(t, 16), 0);
+	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, held);
+	KUNIT_ASSERT_EQ(test, table(t, 64), 0);		/* resize */
+	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, held);
+	send(test, 1, BURST);
+	settle(test);
+
+	/* Device deleted while on: restored, and the copy still readable. */
+	delete_pair(t);
+	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(held->ndo_open),
+			    tn_netdev_ops_select.ndo_open);
+}
+
+/* Steering on pins the module; off, or the device deleted, unpins it. */
+static void xps_flow_steer_pinned(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct xfl_dev *xd;
+	unsigned int retired = nr_retired();
+
+	setup(test, PROPOSE_SELECT);
+	xd = xd_of(t->dev);
+	KUNIT_EXPECT_EQ(test, nr_pinned(), 0U);
+	KUNIT_ASSERT_EQ(test, table(t, 8), 0);
+	KUNIT_EXPECT_EQ(test, nr_pinned(), 1U);
+	KUNIT_EXPECT_TRUE(test, xd->installed);
+	KUNIT_ASSERT_EQ(test, table(t, 32), 0);		/* resize: one pin */
+	KUNIT_EXPECT_EQ(test, nr_pinned(), 1U);
+	KUNIT_ASSERT_EQ(test, table(t, 0), 0);
+	KUNIT_EXPECT_EQ(test, nr_pinned(), 0U);
+	KUNIT_EXPECT_FALSE(test, xd->installed);
+	KUNIT_ASSERT_EQ(test, table(t, 0), 0);		/* off twice: no underflow */
+	KUNIT_EXPECT_EQ(test, nr_pinned(), 0U);
+	KUNIT_ASSERT_EQ(test, table(t, 8), 0);
+	KUNIT_EXPECT_EQ(test, nr_pinned(), 1U);
+	KUNIT_EXPECT_EQ(test, nr_retired(), retired);	/* reused */
+	delete_pair(t);
+	KUNIT_EXPECT_EQ(test, nr_pinned(), 0U);
+	KUNIT_EXPECT_EQ(test, nr_retired(), retired + 1);
+}
+
+/*
+ * Someone else (another module, or the driver) installs its own ops over
+ * ours, wrapping them as interposers do: its ndo_start_xmit counts and
+ * calls the ops it found (ours), the rest is copied.
+ */
+static struct foreign_ops {
+	const struct net_device_ops ops;	/* written before it is installed */
+	const struct net_device_ops *under;
+	atomic_t calls;
+} foreign;
+
+static netdev_tx_t foreign_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	atomic_inc(&foreign.calls);
+	return foreign.under->ndo_start_xmit(skb, dev);
+}
+
+static void foreign_install(struct steer_test *t)
+{
+	struct net_device_ops *const ops = (struct net_device_ops *)&foreign.ops;
+
+	rtnl_lock();
+	foreign.under = t->dev->netdev_ops;
+	*ops = *foreign.under;
+	ops->ndo_start_xmit = foreign_xmit;
+	atomic_set(&foreign.calls, 0);
+	WRITE_ONCE(t->dev->netdev_ops, &foreign.ops);
+	rtnl_unlock();
+}
+
+/* Off while foreign ops are on top: they stay, ours stay under them. */
+static void xps_flow_steer_foreign_ops(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct xfl_dev *xd;
+	u64 sent1;
+
+	setup(test, PROPOSE_SELECT);
+	xd = xd_of(t->dev);
+	KUNIT_ASSERT_EQ(test, table(t, 8), 0);
+	foreign_install(t);
+	KUNIT_ASSERT_PTR_EQ(test, foreign.under, xd->ops);
+	send(test, 0, BURST);
+	settle(test);
+	KUNIT_EXPECT_GE(test, atomic_read(&foreign.calls), 1);
+	KUNIT_EXPECT_EQ(test, stats(t).lookups, (u64)BURST);	/* ours, under */
+
+	KUNIT_ASSERT_EQ(test, table(t, 0), 0);
+	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, &foreign.ops);
+	KUNIT_EXPECT_TRUE(test, xd->warned_foreign);
+	KUNIT_EXPECT_EQ(test, table_size(t), 0U);
+	KUNIT_EXPECT_EQ(test, nr_pinned(), 1U);	/* they may still call us */
+	/* What the foreign ops point at is alive and works. */
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(foreign.under->ndo_start_xmit) == xfl_start_xmit);
+	sent1 = txq_snap(t, 1).sent;
+	send(test, 1, BURST);	/* through theirs and ours: not steered */
+	settle(test);
+	KUNIT_EXPECT_EQ(test, txq_snap(t, 1).sent, sent1 + BURST);
+	/* Not on again under someone else's ops. */
+	KUNIT_EXPECT_EQ(test, table(t, 8), -EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, &foreign.ops);
+
+	/* They go away, putting back what they found: now we restore. */
+	rtnl_lock();
+	WRITE_ONCE(t->dev->netdev_ops, foreign.under);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, table(t, 0), 0);
+	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, &tn_netdev_ops_select);
+	KUNIT_EXPECT_EQ(test, nr_pinned(), 0U);
+	drain(test, 0);
+	KUNIT_EXPECT_EQ(test, peer_rx_pkts(t), 2ULL * BURST);
+}
+
+/* The device deleted with foreign ops on top: left alone, unpinned. */
+static void xps_flow_steer_foreign_ops_unregister(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct unreg_watch w = {
+		.nb.notifier_call = unreg_event,
+	};
+
+	setup(test, PROPOSE_SELECT);
+	start_flow(test, true);
+	foreign_install(t);
+	w.dev = t->dev;
+	KUNIT_ASSERT_EQ(test, register_netdevice_notifier(&w.nb), 0);
+	delete_pair(t);
+	w.dev = NULL;
+	unregister_netdevice_notifier(&w.nb);
+	KUNIT_EXPECT_TRUE(test, w.seen);
+	KUNIT_EXPECT_PTR_EQ(test, w.ops, &foreign.ops);	/* not overwritten */
+	KUNIT_EXPECT_FALSE(test, w.attached);
+	KUNIT_EXPECT_EQ(test, nr_pinned(), 0U);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(foreign.under->ndo_start_xmit) == xfl_start_xmit);
+}
+
+/* A driver known to compare its ops is refused, untouched. */
+static void xps_flow_steer_ops_comparer_refused(struct kunit *test)
+{
+	static const char *const none[] = { "tun", "ixgbe" };
+	static const char *const kind[] = { "tun", "xnet-tnic" };
+	static const char *const ours[] = { TN_KIND };
+	struct steer_test *t = test->priv;
+
+	setup(test, PROPOSE_SELECT);
+	KUNIT_EXPECT_NULL(test, xfl_ops_comparer(t->dev, none, ARRAY_SIZE(none)));
+	/* By the device's rtnl kind ('-' and '_' alike; UML: no module). */
+	KUNIT_EXPECT_PTR_EQ(test, xfl_ops_comparer(t->dev, kind, ARRAY_SIZE(kind)),
+			    kind[1]);
+	/* The real list does not name the test NIC. */
+	KUNIT_EXPECT_NULL(test, xfl_ops_comparer(t->dev, xfl_ops_comparers,
+						 ARRAY_SIZE(xfl_ops_comparers)));
+	xfl_refused = ours;
+	xfl_nr_refused = ARRAY_SIZE(ours);
+	KUNIT_EXPECT_EQ(test, table(t, 8), -EOPNOTSUPP);
+	xfl_refused = xfl_ops_comparers;
+	xfl_nr_refused = ARRAY_SIZE(xfl_ops_comparers);
+	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, &tn_netdev_ops_select);
+	KUNIT_EXPECT_EQ(test, table_size(t), 0U);
+	KUNIT_EXPECT_EQ(test, nr_pinned(), 0U);
+	KUNIT_EXPECT_EQ(test, table(t, 8), 0);
 }
 
 /* ---- suite -------------------------------------------------------------- */
@@ -1047,9 +1328,15 @@ static struct kunit_case xps_flow_steer_cases[] = {
 	KUNIT_CASE(xps_flow_steer_table_off_reorders_xps),
 #endif
 	KUNIT_CASE(xps_flow_steer_resize_in_flight),
+	KUNIT_CASE(xps_flow_steer_other_class),
 	KUNIT_CASE(xps_flow_steer_disable_in_flight),
 	KUNIT_CASE(xps_flow_steer_unload_in_flight),
 	KUNIT_CASE(xps_flow_steer_unregister_enabled),
+	KUNIT_CASE(xps_flow_steer_ops_outlive_disable),
+	KUNIT_CASE(xps_flow_steer_pinned),
+	KUNIT_CASE(xps_flow_steer_foreign_ops),
+	KUNIT_CASE(xps_flow_steer_foreign_ops_unregister),
+	KUNIT_CASE(xps_flow_steer_ops_comparer_refused),
 	{}
 };
 

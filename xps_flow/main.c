@@ -7,6 +7,8 @@
  * to a power of two, at most XNET_XPS_MAX_ENTRIES) turns steering on with
  * a table of that many entries, 0 turns it off. The mechanism (wrapped
  * net_device_ops) is in steer.c; Documentation/xps-flow.md explains it.
+ * While steering is on for any device the module is in use: rmmod is
+ * refused (EBUSY) until every table is 0 again or its device is gone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -171,10 +173,13 @@ nomem:
 	netdev_warn(dev, "xps_flow: out of memory, device not handled\n");
 }
 
-/* RTNL held: the device's behaviour restored exactly, files removed. */
+/*
+ * RTNL held: the device's behaviour restored exactly (unless someone
+ * else's ops are on top of ours: left in place), files removed.
+ */
 static void xfl_detach(struct xfl_dev *xd)
 {
-	xfl_disable(xd);
+	xfl_release(xd);
 	xfl_queues_del(xd);
 	sysfs_remove_group(&xd->dev->dev.kobj, &xfl_group);
 	list_del(&xd->node);
@@ -230,7 +235,13 @@ static void xfl_stop(void)
 	list_for_each_entry_safe(xd, tmp, &xfl_devs, node)
 		xfl_detach(xd);
 	rtnl_unlock();
-	rcu_barrier();	/* table frees queued by call_rcu() */
+	synchronize_net();
+	/*
+	 * No device points at a hook (each installed one pins the module,
+	 * and exit runs only unpinned) since at least the grace periods of
+	 * the detaches above: the retired hooks can go.
+	 */
+	xfl_hooks_free();
 }
 
 #ifndef XPS_FLOW_KUNIT

@@ -11,6 +11,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hashtable.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/netdevice.h>
@@ -201,33 +203,48 @@ static netdev_tx_t xfl_start_xmit(struct sk_buff *skb, struct net_device *dev);
  * What dev->netdev_ops points at while steering is on: a copy of the
  * device's own ops with the two wrappers, next to the device's state, so
  * that a wrapper reaches its xfl_dev with container_of() instead of a
- * lookup. Freed only after synchronize_net() following the restore.
+ * lookup.
+ *
+ * Lifetime: code outside RCU reads dev->netdev_ops and keeps the pointer
+ * (dev_get_iflink(), AF_PACKET's qdisc bypass, netif_skb_features() and
+ * many more read it with nothing held), so no grace period proves that
+ * nobody holds a hook any more. Hence a hook is never freed while the
+ * module is loaded: one per device, reused by every enable; when its
+ * device is detached (or its own ops changed), it goes to xfl_retired and
+ * is freed by xfl_hooks_free() at module exit. Module exit cannot run
+ * while any device's ops are one of our hooks: each installed hook pins
+ * the module (xfl_dev.installed), so rmmod is refused until steering is
+ * off everywhere (or the device is gone).
  */
 struct xfl_hook {
 	const struct net_device_ops ops;	/* written once, before it is installed */
-	struct xfl_dev *xd;
+	struct xfl_dev *xd;			/* NULL once retired */
+	struct list_head node;			/* xfl_retired, under RTNL */
 };
+
+static LIST_HEAD(xfl_retired);		/* hooks of detached devices, RTNL */
+static unsigned int xfl_pinned;		/* devices with a hook installed, RTNL */
 
 /*
  * The state of the device a wrapper runs for. Caller: an RCU reader.
  *
  * Fast path: dev->netdev_ops still is our hook (only our hooks have
  * ndo_start_xmit == xfl_start_xmit: xps_flow copies the device's own ops,
- * and another module interposing on top of it is not supported, see
+ * and a copy of our hook installed by someone else is not supported, see
  * Documentation/xps-flow.md). The hook the caller called us through lives
- * until the caller's read-side section ends, and so does the one we read
- * here. A wrapper that was called through the hook just before
- * xfl_disable() put the device's own ops back finds those instead: then
- * the RCU hash table, where the xfl_dev stays until a grace period after
- * its detach. NULL only for a caller that is no RCU reader (see
- * xfl_select_queue()) and ran across a whole detach.
+ * as long as the module, and so does the one we read here. A wrapper that
+ * was called through the hook just before xfl_disable() put the device's
+ * own ops back, or through another module's ops that wrap ours, finds
+ * other ops there: then the RCU hash table, where the xfl_dev stays until
+ * a grace period after its detach. NULL only for a caller that is no RCU
+ * reader (see xfl_select_queue()) and ran across a whole detach.
  */
 static struct xfl_dev *xfl_of(const struct net_device *dev)
 {
 	const struct net_device_ops *ops = READ_ONCE(dev->netdev_ops);
 
 	if (likely(ops->ndo_start_xmit == xfl_start_xmit))
-		return container_of(ops, struct xfl_hook, ops)->xd;
+		return READ_ONCE(container_of(ops, struct xfl_hook, ops)->xd);
 	return xfl_lookup(dev);
 }
 
@@ -245,10 +262,11 @@ static u16 xfl_propose(const struct net_device_ops *ops, struct net_device *dev,
  * may it move? Out of line: the rare case. Caller: an RCU reader.
  */
 static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
+				   struct net_device *sb_dev, struct xfl_table *t,
 				   u64 *slot, u64 entry, u16 proposed)
 {
 	unsigned int completed = 0;
-	int verdict, oq, backlog = 0;
+	int verdict, oq, state = 0;
 	u16 queue;
 
 	oq = xnet_xps_queue_of(entry);
@@ -265,14 +283,29 @@ static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
 		 * is seen over, a re-read sees the flow's latest head — if it
 		 * changed, the flow just sent there: stay.
 		 */
-		backlog = q && (!qdisc_is_empty(q) || qdisc_is_running(q));
+		if (q && (!qdisc_is_empty(q) || qdisc_is_running(q)))
+			state = XNET_XPS_OLD_BACKLOG;
 		smp_rmb();	/* the run's end before the entry's re-read */
 		if (READ_ONCE(*slot) != entry)
-			backlog = 1;
+			state |= XNET_XPS_OLD_BACKLOG;
 		completed = READ_ONCE(txq->dql.num_completed);
+		/*
+		 * Traffic classes (mqprio): the proposal came from the
+		 * packet's class range (netdev_pick_tx() picks within
+		 * tc_to_txq[tc] of @sb_dev or @dev); the old queue must be
+		 * in that range too, or the flow goes where it is allowed.
+		 */
+		if (unlikely((sb_dev ?: dev)->num_tc) &&
+		    netdev_txq_to_tc(sb_dev ?: dev, oq) !=
+		    netdev_txq_to_tc(sb_dev ?: dev, proposed))
+			state |= XNET_XPS_OLD_OTHER_TC;
+		/* A resize is carrying heads over: only an idle queue is left. */
+		if (unlikely(READ_ONCE(t->settling)) &&
+		    READ_ONCE(txq->dql.num_queued) != completed)
+			state |= XNET_XPS_OLD_BACKLOG;
 	}
 	verdict = xnet_xps_decide(entry, proposed, dev->real_num_tx_queues,
-				  completed, backlog, &queue);
+				  completed, state, &queue);
 	if (verdict == XNET_XPS_HOLD)
 		this_cpu_inc(xd->stats->held);
 	else if (verdict == XNET_XPS_MOVE)
@@ -307,7 +340,7 @@ static u16 xfl_steer(struct net_device *dev, struct sk_buff *skb,
 	/* No entry, or the flow's queue is the proposed one. */
 	if (likely(xnet_xps_decide_fast(entry, proposed) >= 0))
 		return proposed;
-	return xfl_steer_move(xd, dev, slot, entry, proposed);
+	return xfl_steer_move(xd, dev, sb_dev, t, slot, entry, proposed);
 }
 
 /*
@@ -344,6 +377,18 @@ static netdev_tx_t xfl_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	s64 key;
 	u32 head;
 
+	/*
+	 * No state: only through a hook of a device detached while it was
+	 * still in use (not a path the kernel takes: NETDEV_UNREGISTER comes
+	 * after the device stopped transmitting). The driver's transmit is
+	 * unknown here: drop rather than dereference NULL.
+	 */
+	if (unlikely(!xd)) {
+		WARN_ONCE(1, "xps_flow: %s: transmit through a detached hook\n",
+			  netdev_name(dev));
+		kfree_skb(skb);
+		return NETDEV_TX_OK;
+	}
 	key = xfl_xmit_key(skb);
 	ret = xd->orig_ops->ndo_start_xmit(skb, dev);	/* skb is gone now */
 	if (ret != NETDEV_TX_OK || key < 0)
@@ -367,11 +412,6 @@ static netdev_tx_t xfl_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	return ret;
 }
 
-static void xfl_table_free_rcu(struct rcu_head *head)
-{
-	kvfree(container_of(head, struct xfl_table, rcu));
-}
-
 /* The device's ops with our two wrappers (the device's own stay untouched). */
 static struct xfl_hook *xfl_hook_new(struct xfl_dev *xd,
 				     const struct net_device_ops *orig)
@@ -386,58 +426,305 @@ static struct xfl_hook *xfl_hook_new(struct xfl_dev *xd,
 	ops->ndo_select_queue = xfl_select_queue;
 	ops->ndo_start_xmit = xfl_start_xmit;
 	h->xd = xd;
+	INIT_LIST_HEAD(&h->node);
 	return h;
+}
+
+/* RTNL held: @xd's hook, not installed by us any more, kept till exit. */
+static void xfl_hook_retire(struct xfl_dev *xd)
+{
+	struct xfl_hook *h;
+
+	if (!xd->ops)
+		return;
+	h = container_of(xd->ops, struct xfl_hook, ops);
+	WRITE_ONCE(h->xd, NULL);
+	list_add(&h->node, &xfl_retired);
+	xd->ops = NULL;
+}
+
+/*
+ * Module exit, after every device was detached and a grace period: no
+ * device points at a hook, and none has since the module was pinned last.
+ */
+void xfl_hooks_free(void)
+{
+	struct xfl_hook *h, *tmp;
+
+	WARN_ON(xfl_pinned);
+	list_for_each_entry_safe(h, tmp, &xfl_retired, node) {
+		list_del(&h->node);
+		kfree(h);
+	}
+}
+
+/*
+ * Drivers and stack code that recognise their own devices by comparing
+ * dev->netdev_ops (or its ndo_start_xmit) with the address of their ops,
+ * found in Linux 6.1 (grep 'netdev_ops [!=]= &' in drivers/net and net):
+ * with our hook installed they no longer recognise the device (tun's
+ * TUNSETIFF refuses to attach a queue to a persistent multi-queue tap,
+ * ipvlan and DSA lose their ports, ...). By module name, as the kernel
+ * spells it ('-' and '_' compare equal). Documentation/xps-flow.md.
+ */
+static const char *const xfl_ops_comparers[] = {
+	"tun", "ipvlan", "gtp", "team", "ppp_generic", "bridge", "hsr",
+	"batman_adv", "openvswitch", "dsa_core", "xfrm_interface", "mpoa",
+	"clip", "hv_netvsc", "ixgbe", "ice", "mlx5_core", "mlxsw_spectrum",
+	"sfc", "sfc_siena", "sfc_falcon", "stmmac", "liquidio", "rocker",
+	"adin1110", "mscc_ocelot", "prestera", "fsl_dpaa2_switch",
+	"lan966x_switch", "sparx5_switch", "netxen_nic", "qlcnic",
+	"via_velocity", "nfp", "bcmsysport", "bnxt_en", "ti_cpsw_new",
+	"ti_am65_cpsw_nuss", "amd_xgbe", "ionic", "brcmfmac", "qtnfmac",
+};
+
+/* The list enable checks (KUnit points it at its own). */
+static const char *const *xfl_refused = xfl_ops_comparers;
+static unsigned int xfl_nr_refused = ARRAY_SIZE(xfl_ops_comparers);
+
+static bool xfl_name_eq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
+			return false;
+	return *a == *b;
+}
+
+static const char *xfl_name_in(const char *name, const char *const *names,
+			       unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; name && i < n; i++)
+		if (xfl_name_eq(name, names[i]))
+			return names[i];
+	return NULL;
+}
+
+/*
+ * The entry of @names that owns @dev's ops, or NULL. The owner is the
+ * module that defines the ops struct dev->netdev_ops points at (kallsyms
+ * names it: "tap_netdev_ops+0x0/0x2a0 [tun]"); for ops in the kernel image
+ * (a built-in driver, or no kallsyms) the device's rtnl_link kind and its
+ * parent's driver. Process context (a KSYM_SYMBOL_LEN buffer on the stack).
+ */
+noinline const char *xfl_ops_comparer(const struct net_device *dev,
+				      const char *const *names, unsigned int n)
+{
+	const struct device *parent = dev->dev.parent;
+	char sym[KSYM_SYMBOL_LEN];
+	const char *hit;
+	size_t len;
+	char *mod;
+
+	sprint_symbol(sym, (unsigned long)dev->netdev_ops);
+	len = strlen(sym);
+	mod = strrchr(sym, '[');
+	if (mod && len && sym[len - 1] == ']') {
+		sym[len - 1] = 0;
+		hit = xfl_name_in(mod + 1, names, n);
+		if (hit)
+			return hit;
+	}
+	if (dev->rtnl_link_ops) {
+		hit = xfl_name_in(dev->rtnl_link_ops->kind, names, n);
+		if (hit)
+			return hit;
+	}
+	if (parent && parent->driver)
+		return xfl_name_in(parent->driver->name, names, n);
+	return NULL;
+}
+
+/* RTNL held: someone else's ops are on top of ours. Said once per device. */
+static void xfl_warn_foreign(struct xfl_dev *xd)
+{
+	if (xd->warned_foreign)
+		return;
+	xd->warned_foreign = true;
+	netdev_warn(xd->dev, "xps_flow: net_device_ops replaced by someone else (%ps) while steering: left in place, xps_flow stays pinned until the device is removed\n",
+		    READ_ONCE(xd->dev->netdev_ops));
+}
+
+/* Is the queue of entry @e busy (xnet_xps_busy())? RTNL held. */
+static int xfl_entry_busy(struct net_device *dev, u64 e)
+{
+	int q = xnet_xps_queue_of(e);
+	struct netdev_queue *txq;
+	struct Qdisc *qd;
+	int backlog;
+
+	if (q < 0 || q >= dev->real_num_tx_queues)
+		return 0;
+	txq = netdev_get_tx_queue(dev, q);
+	qd = rtnl_dereference(txq->qdisc);
+	backlog = qd && (!qdisc_is_empty(qd) || qdisc_is_running(qd));
+	return xnet_xps_busy(e, READ_ONCE(txq->dql.num_completed), backlog);
+}
+
+/*
+ * Carry @old's entries into @t (xnet_xps_carry(): growing, every new slot
+ * gets the entry its flows had; shrinking, the entries landing in one slot
+ * are merged). @t may be live: entries are replaced by compare-and-swap,
+ * so that a head the datapath records meanwhile is merged, not lost.
+ * Returns the number of entries that could not be kept (two busy queues
+ * in one slot). RTNL held.
+ */
+static unsigned int xfl_carry(struct net_device *dev, struct xfl_table *t,
+			      const struct xfl_table *old)
+{
+	u32 i, n = max(t->mask, old->mask) + 1;
+	unsigned int lost = 0;
+
+	for (i = 0; i < n; i++) {
+		u64 from = READ_ONCE(old->entries[i & old->mask]);
+		u64 *slot = &t->entries[i & t->mask];
+		int from_busy, conflict;
+		u64 cur, want;
+
+		if (!(i & 4095))
+			cond_resched();
+		if (xnet_xps_queue_of(from) < 0)
+			continue;
+		from_busy = xfl_entry_busy(dev, from);
+		cur = READ_ONCE(*slot);
+		do {
+			want = xnet_xps_carry(cur, xfl_entry_busy(dev, cur), from,
+					      from_busy, &conflict);
+		} while (want != cur && !try_cmpxchg64(slot, &cur, want));
+		lost += conflict;
+	}
+	return lost;
 }
 
 /*
  * Turn steering on with a table of @entries (a power of two), or replace
- * the table. RTNL held. The ops are swapped in only on the first enable.
+ * the table. RTNL held. The hook is installed only on the first enable;
+ * it pins the module until the device's own ops are back.
  */
 int xfl_enable(struct xfl_dev *xd, u32 entries)
 {
 	struct net_device *dev = xd->dev;
+	const struct net_device_ops *cur = READ_ONCE(dev->netdev_ops);
 	struct xfl_hook *hook = NULL;
 	struct xfl_table *t, *old;
+	const char *why;
 
 	old = rtnl_dereference(xd->table);
-	if (!old) {
-		hook = xfl_hook_new(xd, dev->netdev_ops);
-		if (!hook)
-			return -ENOMEM;
+	if (xd->installed && cur != xd->ops) {
+		/* Not ours on top any more: our wrappers may not be called. */
+		xfl_warn_foreign(xd);
+		return -EBUSY;
+	}
+	if (!xd->installed) {
+		why = xfl_ops_comparer(dev, xfl_refused, xfl_nr_refused);
+		if (why) {
+			pr_warn_ratelimited("%s: steering refused: driver %s recognises its devices by their net_device_ops, which steering would replace\n",
+					    netdev_name(dev), why);
+			return -EOPNOTSUPP;
+		}
+		if (!try_module_get(THIS_MODULE))
+			return -ENODEV;		/* being unloaded */
+		/* A hook of other ops than the device's now would be wrong. */
+		if (!xd->ops || xd->orig_ops != cur) {
+			hook = xfl_hook_new(xd, cur);
+			if (!hook) {
+				module_put(THIS_MODULE);
+				return -ENOMEM;
+			}
+		}
 	}
 	t = kvzalloc_node(struct_size(t, entries, entries), GFP_KERNEL,
 			  dev_to_node(&dev->dev));
 	if (!t) {
-		kfree(hook);
+		if (!xd->installed)
+			module_put(THIS_MODULE);
+		kfree(hook);	/* never installed: nobody saw it */
 		return -ENOMEM;
 	}
 	t->mask = entries - 1;
+	if (old) {
+		/*
+		 * A resize keeps every hold: the entries are carried over
+		 * before the new table is published, and again once no
+		 * transmit writes the old one any more (heads it recorded
+		 * in between); until then, flows move only off idle queues.
+		 */
+		xfl_carry(dev, t, old);
+		t->settling = 1;
+	}
 	rcu_assign_pointer(xd->table, t);
 	if (old) {
-		call_rcu(&old->rcu, xfl_table_free_rcu);
-		return 0;
+		unsigned int lost;
+
+		synchronize_net();
+		lost = xfl_carry(dev, t, old);
+		WRITE_ONCE(t->settling, 0);
+		kvfree(old);	/* no reader since synchronize_net() */
+		if (lost)
+			netdev_info(dev, "xps_flow: resize to %u entries merged %u busy flows on other queues into one entry each\n",
+				    entries, lost);
 	}
-	xd->orig_ops = dev->netdev_ops;
-	xd->ops = &hook->ops;
+	if (xd->installed)
+		return 0;
+	if (hook) {
+		xfl_hook_retire(xd);
+		xd->orig_ops = cur;
+		xd->ops = &hook->ops;
+	}
+	xd->installed = true;
+	xfl_pinned++;
 	/* The hook's contents before the pointer (plain loads, dependent). */
 	smp_store_release(&dev->netdev_ops, xd->ops);
 	return 0;
 }
 
-/* Turn steering off: the device's own ops back, then the table freed. */
+/*
+ * Turn steering off: the device's own ops back if ours are still on top
+ * (someone else's stay, said once), then the table freed. The hook stays
+ * (xfl_hook_retire()); the module pin goes with the restore. RTNL held.
+ */
 void xfl_disable(struct xfl_dev *xd)
 {
 	struct xfl_table *t = rtnl_dereference(xd->table);
+	bool restored = false;
 
-	if (!t)
-		return;
-	WRITE_ONCE(xd->dev->netdev_ops, xd->orig_ops);
+	if (xd->installed) {
+		if (READ_ONCE(xd->dev->netdev_ops) == xd->ops) {
+			WRITE_ONCE(xd->dev->netdev_ops, xd->orig_ops);
+			xd->installed = false;
+			restored = true;
+		} else {
+			xfl_warn_foreign(xd);
+		}
+	}
 	RCU_INIT_POINTER(xd->table, NULL);
-	/* No wrapper runs after this, and no reader holds the table. */
+	if (!t && !restored)
+		return;
+	/* No wrapper reached through dev->netdev_ops runs after this. */
 	synchronize_net();
 	kvfree(t);
-	kfree(container_of(xd->ops, struct xfl_hook, ops));
-	xd->ops = NULL;
+	if (restored) {
+		xfl_pinned--;
+		module_put(THIS_MODULE);
+	}
+}
+
+/*
+ * The device is being detached (NETDEV_UNREGISTER: closed, no transmit
+ * any more; or module exit): steering off, the pin dropped even if
+ * someone else's ops are still on top of our hook (the hook stays till
+ * module exit), the hook retired. RTNL held.
+ */
+void xfl_release(struct xfl_dev *xd)
+{
+	xfl_disable(xd);
+	if (xd->installed) {
+		xd->installed = false;
+		xfl_pinned--;
+		module_put(THIS_MODULE);
+	}
+	xfl_hook_retire(xd);
 }
 
 /*

@@ -7,8 +7,13 @@
 #include <linux/rcupdate.h>
 
 struct xfl_table {
-	struct rcu_head rcu;
 	u32 mask;
+	/*
+	 * Set while a resize carries the old table's entries over: a flow
+	 * moves only off a queue that has nothing in flight at all (its head
+	 * may be one the old table got after the first copy).
+	 */
+	u8 settling;
 	u64 entries[];		/* xnet_xps_pack() words, 0 = empty */
 };
 
@@ -16,28 +21,31 @@ struct xfl_stats {
 	u64 lookups;		/* packets steered */
 	u64 moves;		/* flows moved after their old queue drained */
 	u64 held;		/* moves held back: old queue still busy */
-	u64 stale;		/* entries naming a queue that is gone */
+	u64 stale;		/* entries naming a queue gone or of another class */
 	u64 recorded;		/* entries written at transmit */
 };
 
 /*
  * One per multi-queue device. While steering is on, dev->netdev_ops points
  * at @ops, a copy of @orig_ops with ndo_select_queue and ndo_start_xmit
- * wrapped (kmemdup'ed: the device's own ops are never written). The
- * wrappers find this struct by device in an RCU hash table, not through
- * dev->netdev_ops, which may already be the original again when a wrapper
- * that was called just before the restore runs.
+ * wrapped (the device's own ops are never written): our hook (struct
+ * xfl_hook, steer.c). The hook is made on the first enable and reused by
+ * every later one (a new one only when the device's own ops changed in
+ * between); it is never freed while the module is loaded (see
+ * xfl_hook_retire()). While @installed, the module is pinned.
  */
 struct xfl_dev {
 	struct list_head node;		/* xfl_devs, under RTNL */
 	struct hlist_node hnode;	/* xfl_hash, RCU */
 	struct net_device *dev;
-	const struct net_device_ops *orig_ops;
-	const struct net_device_ops *ops;	/* our copy while steering */
+	const struct net_device_ops *orig_ops;	/* the device's, under @ops */
+	const struct net_device_ops *ops;	/* our hook's ops, or NULL */
 	struct xfl_table __rcu *table;
 	struct xfl_stats __percpu *stats;
 	atomic_t no_bql;		/* transmits that saw dql.num_queued 0 */
 	bool warned_no_bql;
+	bool installed;		/* we set dev->netdev_ops = @ops and did not restore */
+	bool warned_foreign;	/* someone else replaced dev->netdev_ops: said once */
 	unsigned int nr_queue_files;	/* queues/tx-N/xps_flow added, N < this */
 };
 
@@ -47,6 +55,10 @@ void xfl_hash_del(struct xfl_dev *xd);
 int xfl_enable(struct xfl_dev *xd, u32 entries);	/* RTNL held */
 void xfl_disable(struct xfl_dev *xd);			/* RTNL held */
 void xfl_forget(struct xfl_dev *xd);			/* RTNL held */
+void xfl_release(struct xfl_dev *xd);			/* RTNL held */
+void xfl_hooks_free(void);			/* module exit, nothing hooked */
+const char *xfl_ops_comparer(const struct net_device *dev,
+			     const char *const *names, unsigned int n);
 u32 xfl_entries_in_use(struct xfl_dev *xd);
 void xfl_queues_add(struct xfl_dev *xd);		/* RTNL held */
 void xfl_queues_del(struct xfl_dev *xd);		/* RTNL held */

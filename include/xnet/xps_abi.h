@@ -23,12 +23,33 @@ enum xnet_xps_verdict {
  * queue XPS (or the driver) proposes, the number of real TX queues, and
  * the state of the entry's queue read by the caller (ignored unless the
  * flow wants to move): @old_completed, its BQL completion counter, and
- * @old_backlog, non-zero if its qdisc holds packets. Returns the verdict,
+ * @old_state, XNET_XPS_OLD_* flags: its qdisc holds packets, or it lies
+ * outside the proposed queue's traffic class range. Returns the verdict,
  * the queue in *queue.
  */
+#define XNET_XPS_OLD_BACKLOG	1	/* its qdisc holds packets */
+#define XNET_XPS_OLD_OTHER_TC	2	/* not in the proposed queue's class */
+
 int xnet_xps_decide(unsigned long long entry, unsigned short proposed,
 		    unsigned short nqueues, unsigned int old_completed,
-		    int old_backlog, unsigned short *queue);
+		    int old_state, unsigned short *queue);
+
+/*
+ * Is @entry's queue busy: its qdisc holds packets (@backlog non-zero) or
+ * its completion counter @completed has not reached the entry's head?
+ * (xnet::xps::busy()). An empty entry is never busy.
+ */
+int xnet_xps_busy(unsigned long long entry, unsigned int completed,
+		  int backlog);
+
+/*
+ * Two entries landing in one slot of a resized table: the one to keep
+ * (xnet::xps::carry()); *conflict set when both were busy on different
+ * queues (one is lost).
+ */
+unsigned long long xnet_xps_carry(unsigned long long into, int into_busy,
+				  unsigned long long from, int from_busy,
+				  int *conflict);
 
 /*
  * The entry layout, inline for the datapath (two calls per packet less):

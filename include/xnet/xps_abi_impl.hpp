@@ -10,14 +10,33 @@ static_assert(XNET_XPS_MAX_ENTRIES == xnet::xps::kMaxEntries, "bound");
 
 extern "C" int xnet_xps_decide(unsigned long long entry, unsigned short proposed,
 			       unsigned short nqueues, unsigned int old_completed,
-			       int old_backlog, unsigned short *queue)
+			       int old_state, unsigned short *queue)
 {
 	auto d = xnet::xps::decide(entry, proposed, nqueues, [=](xnet::u16) {
-		return xnet::xps::OldQueue{ old_completed, old_backlog != 0 };
+		return xnet::xps::OldQueue{ old_completed,
+					    (old_state & XNET_XPS_OLD_BACKLOG) != 0,
+					    (old_state & XNET_XPS_OLD_OTHER_TC) != 0 };
 	});
 
 	*queue = d.queue;
 	return static_cast<int>(d.verdict);
+}
+
+extern "C" int xnet_xps_busy(unsigned long long entry, unsigned int completed,
+			     int backlog)
+{
+	return xnet::xps::valid(entry) &&
+	       xnet::xps::busy(entry, xnet::xps::OldQueue{ completed, backlog != 0 });
+}
+
+extern "C" unsigned long long xnet_xps_carry(unsigned long long into, int into_busy,
+					     unsigned long long from, int from_busy,
+					     int *conflict)
+{
+	auto c = xnet::xps::carry(into, into_busy != 0, from, from_busy != 0);
+
+	*conflict = c.conflict;
+	return c.entry;
 }
 
 /* queue_of() of xps_abi.h (-1 when empty) and of the C++ core agree. */

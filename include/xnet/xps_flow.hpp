@@ -52,7 +52,8 @@ enum class Verdict : u8 {
 	Same,	/* the proposed queue is the flow's queue */
 	Move,	/* the old queue has drained: move to the proposed one */
 	Hold,	/* the old queue still holds the flow's bytes: stay */
-	Stale,	/* the old queue no longer exists: the proposed one */
+	Stale,	/* the old queue no longer exists, or is outside the
+		 * proposed queue's traffic class: the proposed one */
 };
 
 static_assert(static_cast<int>(Verdict::New) == XNET_XPS_NEW &&
@@ -71,7 +72,22 @@ struct Decision {
 struct OldQueue {
 	u32 completed;		/* dql.num_completed */
 	bool backlog;		/* its qdisc holds packets */
+	/*
+	 * It is outside the queue range of the proposed queue's traffic
+	 * class (mqprio, an nvme priority change): the flow may not stay.
+	 */
+	bool other_class = false;
 };
+
+/*
+ * Does @entry's queue, in state @o, still hold bytes of the entry's flows
+ * (its qdisc holds packets, or its completions have not reached head)?
+ * A flow may leave a queue only when it is not busy.
+ */
+constexpr bool busy(u64 entry, OldQueue o)
+{
+	return o.backlog || !seq::reached(o.completed, head_of(entry));
+}
 
 /*
  * @old(q) returns queue q's state; it is called at most once, only when
@@ -92,9 +108,44 @@ constexpr Decision decide(u64 entry, u16 proposed, u16 nqueues, Old &&old)
 
 	OldQueue o = old(q);
 
-	if (o.backlog || !seq::reached(o.completed, head_of(entry)))
+	/* Never hold a flow on a queue its class no longer allows. */
+	if (o.other_class)
+		return { proposed, Verdict::Stale };
+	if (busy(entry, o))
 		return { q, Verdict::Hold };
 	return { proposed, Verdict::Move };
+}
+
+/*
+ * A table resize carries every entry over into the new table, so that no
+ * hold is dropped. Growing, each new slot gets the one old entry its flows
+ * map to. Shrinking, several old entries (@into, what the slot has so far,
+ * and @from) land in one slot; carry() says which to keep (@*_busy: that
+ * entry's queue is busy(), read by the caller):
+ *  - one empty: the other;
+ *  - the same queue: the later head (it covers the other's bytes too);
+ *  - different queues: the busy one: the flows of an entry whose queue has
+ *    drained may go anywhere, those of a busy one must stay. Both busy: no
+ *    one entry can hold both; @into is kept, and conflict says so (the
+ *    flows of @from may be reordered once).
+ */
+struct Carried {
+	u64 entry;
+	bool conflict;
+};
+
+constexpr Carried carry(u64 into, bool into_busy, u64 from, bool from_busy)
+{
+	if (!valid(from))
+		return { into, false };
+	if (!valid(into))
+		return { from, false };
+	if (queue_of(into) == queue_of(from))
+		return { seq::reached(head_of(from), head_of(into)) ? from : into,
+			 false };
+	if (from_busy && !into_busy)
+		return { from, false };
+	return { into, from_busy && into_busy };
 }
 
 /* The tuple key (xps_abi.h: multiply-add-shift over the tuple's words). */

@@ -9,7 +9,7 @@
 #include <random>
 
 #include <xnet/table.hpp>
-#include <xnet/xps_abi.h>
+#include <xnet/xps_abi_impl.hpp>
 #include <xnet/xps_flow.hpp>
 
 #include "user_traits.hpp"
@@ -355,4 +355,128 @@ TEST(XpsFlow, ConcurrentEntryUpdatesAreNeverTorn)
 		t.join();
 	EXPECT_GT(seen.load(), 0);
 	EXPECT_EQ(torn.load(), 0);
+}
+
+TEST(XpsFlow, Busy)
+{
+	u64 e = xps::pack(1, 100);
+
+	EXPECT_TRUE(xps::busy(e, { 99, false }));	/* completions behind head */
+	EXPECT_FALSE(xps::busy(e, { 100, false }));
+	EXPECT_TRUE(xps::busy(e, { 100, true }));	/* qdisc still holds packets */
+	/* Around the wrap: head just past it, completions just before. */
+	e = xps::pack(1, 5);
+	EXPECT_TRUE(xps::busy(e, { 0xfffffff0u, false }));
+	EXPECT_FALSE(xps::busy(e, { 6, false }));
+}
+
+TEST(XpsFlow, CarryKeepsEveryHoldItCan)
+{
+	const u64 q0a = xps::pack(0, 100), q0b = xps::pack(0, 200);
+	const u64 q1 = xps::pack(1, 50);
+
+	/* Empty on either side: the other. */
+	EXPECT_EQ(xps::carry(0, false, q1, true).entry, q1);
+	EXPECT_EQ(xps::carry(q1, true, 0, false).entry, q1);
+	EXPECT_EQ(xps::carry(0, false, 0, false).entry, 0u);
+	/* Same queue: the later head, whatever the order and busy flags. */
+	EXPECT_EQ(xps::carry(q0a, true, q0b, false).entry, q0b);
+	EXPECT_EQ(xps::carry(q0b, false, q0a, true).entry, q0b);
+	EXPECT_EQ(xps::carry(xps::pack(0, 0xfffffff0u), true, xps::pack(0, 3), true).entry,
+		  xps::pack(0, 3));	/* 3 is after the wrap */
+	/* Different queues: the busy one; neither busy: the first. */
+	EXPECT_EQ(xps::carry(q0a, false, q1, true).entry, q1);
+	EXPECT_EQ(xps::carry(q1, true, q0a, false).entry, q1);
+	EXPECT_EQ(xps::carry(q0a, false, q1, false).entry, q0a);
+	EXPECT_FALSE(xps::carry(q0a, false, q1, true).conflict);
+	EXPECT_FALSE(xps::carry(q0a, false, q1, false).conflict);
+	/* Both busy on different queues: one is lost, and it is said. */
+	auto c = xps::carry(q0a, true, q1, true);
+	EXPECT_EQ(c.entry, q0a);
+	EXPECT_TRUE(c.conflict);
+	EXPECT_FALSE(xps::carry(q0a, true, q0b, true).conflict);
+	/* The C ABI agrees. */
+	int conflict = 0;
+	EXPECT_EQ(xnet_xps_carry(q0a, 1, q1, 1, &conflict), q0a);
+	EXPECT_EQ(conflict, 1);
+	EXPECT_EQ(xnet_xps_carry(q0a, 0, q1, 1, &conflict), q1);
+	EXPECT_EQ(conflict, 0);
+	EXPECT_EQ(xnet_xps_busy(q0a, 99, 0), 1);
+	EXPECT_EQ(xnet_xps_busy(q0a, 100, 0), 0);
+	EXPECT_EQ(xnet_xps_busy(0, 0, 1), 0);	/* empty: never busy */
+}
+
+/*
+ * A resize that carries entries over (growing: each new slot from the old
+ * slot its keys map to; shrinking: carry() per landing) keeps every flow's
+ * decision: a flow that was held is held by the new table too.
+ */
+TEST(XpsFlow, ResizeKeepsHolds)
+{
+	std::mt19937 rng(7);
+	const u32 old_n = 64;
+	std::vector<u64> old(old_n, 0);
+	/* Queue q has completed up to done[q]; queue 0 also has a backlog. */
+	const u32 done[2] = { 1000, 5000 };
+	auto state = [&](u16 q) { return xps::OldQueue{ done[q], q == 0 }; };
+	auto is_busy = [&](u64 e) { return xps::valid(e) && xps::busy(e, state(xps::queue_of(e))); };
+
+	/* A few flows, every one on queue 0 (busy: held) — one per slot. */
+	std::vector<u32> keys;
+	for (u32 i = 0; i < 8; i++) {
+		u32 k = rng();
+		if (xps::valid(old[k & (old_n - 1)]))
+			continue;
+		old[k & (old_n - 1)] = xps::pack(0, 900 + i);
+		keys.push_back(k);
+	}
+	for (u32 new_n : { 4096u, 64u, 8u, 1u }) {
+		std::vector<u64> t(new_n, 0);
+		if (new_n >= old_n) {
+			for (u32 j = 0; j < new_n; j++)
+				t[j] = old[j & (old_n - 1)];
+		} else {
+			for (u32 i = 0; i < old_n; i++) {
+				u64 &slot = t[i & (new_n - 1)];
+				slot = xps::carry(slot, is_busy(slot), old[i], is_busy(old[i])).entry;
+			}
+		}
+		for (u32 k : keys) {
+			/* Proposed queue 1: the flow must stay on 0. */
+			auto d = xps::decide(t[k & (new_n - 1)], 1, 2, state);
+			EXPECT_EQ(d.verdict, Verdict::Hold) << "new size " << new_n;
+			EXPECT_EQ(d.queue, 0);
+		}
+	}
+}
+
+/*
+ * A flow is never held on a queue outside the proposed queue's traffic
+ * class range (mqprio, an nvme priority change), however busy it is.
+ */
+TEST(XpsFlow, NeverHeldOutsideItsClass)
+{
+	const u64 e = xps::pack(0, 100);
+	int calls = 0;
+	auto d = xps::decide(e, 1, 4, [&](u16) {
+		calls++;
+		return xps::OldQueue{ 0, true, true };	/* busy, other class */
+	});
+
+	EXPECT_EQ(d.verdict, Verdict::Stale);
+	EXPECT_EQ(d.queue, 1);
+	EXPECT_EQ(calls, 1);
+	/* Same class, busy: held, as before. */
+	d = xps::decide(e, 1, 4, [](u16) { return xps::OldQueue{ 0, true, false }; });
+	EXPECT_EQ(d.verdict, Verdict::Hold);
+	/* Same queue: the class does not matter (nothing to read). */
+	d = xps::decide(e, 0, 4, [](u16) { return xps::OldQueue{ 0, true, true }; });
+	EXPECT_EQ(d.verdict, Verdict::Same);
+	/* The C ABI's flags. */
+	unsigned short q = 9;
+	EXPECT_EQ(xnet_xps_decide(e, 1, 4, 0, XNET_XPS_OLD_BACKLOG | XNET_XPS_OLD_OTHER_TC, &q),
+		  XNET_XPS_STALE);
+	EXPECT_EQ(q, 1);
+	EXPECT_EQ(xnet_xps_decide(e, 1, 4, 0, XNET_XPS_OLD_BACKLOG, &q), XNET_XPS_HOLD);
+	EXPECT_EQ(q, 0);
 }

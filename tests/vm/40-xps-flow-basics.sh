@@ -16,6 +16,20 @@ set -euo pipefail
 
 IP=/sbin/ip
 S=/sys/class/net
+cleanup() {
+	# Steering pins xps_flow: off everywhere, then it can go.
+	if mod_loaded xps_flow; then
+		for f in "$S"/*/xps_dev_flow_table_cnt; do
+			if [ -e "$f" ]; then echo 0 >"$f" 2>/dev/null || true; fi
+		done
+		/sbin/rmmod xps_flow 2>/dev/null || true
+	fi
+	for d in d0 d1 s0; do
+		[ ! -e $S/$d ] || $IP link del $d 2>/dev/null || true
+	done
+}
+trap cleanup EXIT
+
 $IP link add d0 numtxqueues 4 type dummy
 $IP link set d0 up
 $IP link add s0 type dummy
@@ -81,7 +95,12 @@ except OSError:
 print(n)
 PY
 }
-sender d0 3 >"$XNET_TMP/sent" &
+# A debug kernel (KASAN, lockdep; XNET_KVER *-debug) sends a fraction of
+# the packets per second: a longer run, so the wrappers still see >1000
+# transmits (the no-BQL warning comes at the 1000th).
+DUR=3
+[[ $XNET_KVER != *debug* ]] || DUR=12
+sender d0 $DUR >"$XNET_TMP/sent" &
 spid=$!
 for sz in 4096 0 16 1 0 256; do
 	echo $sz >$S/d0/xps_dev_flow_table_cnt
@@ -92,7 +111,11 @@ declare -A ST=()
 while read -r k v; do ST[$k]=$v; done <$S/d0/xps_flow_stats
 read -r sent <"$XNET_TMP/sent"
 ktap_diag "sent $sent, stats: lookups ${ST[lookups]} recorded ${ST[recorded]} in_use ${ST[in_use]}"
-[ "${ST[lookups]}" -gt 1000 ] || fail "wrappers saw ${ST[lookups]} packets"
+# The table is on for most of the run (4096, 16, 1 and 256 of the six
+# steps, the last until the end): a share of what was sent, whatever the
+# machine's speed (the debug kernel sends a fraction of the packets).
+{ [ "${ST[lookups]}" -gt 0 ] && [ "${ST[lookups]}" -ge $((sent / 4)) ]; } ||
+	fail "wrappers saw ${ST[lookups]} of $sent packets"
 if [ "${ST[in_use]}" -lt 1 ] || [ "${ST[in_use]}" -gt 16 ]; then
 	fail "in_use ${ST[in_use]}, want 1..16 (8 flows and a few kernel packets)"
 fi
@@ -107,17 +130,34 @@ nv_ready() { [ -e "$XNET_TMP/ready" ]; }
 for _ in $(seq 100); do nv_ready && break; sleep 0.1; done
 nv_ready || fail "sender on d0 did not start"
 sleep 0.3
+refcnt() { read -r REFCNT </sys/module/xps_flow/refcnt; }
+refcnt
+expect_eq "$REFCNT" 1 "use count with steering on d0"
 $IP link del d0
 wait $spid
+refcnt
+expect_eq "$REFCNT" 0 "use count after d0 was deleted with steering on"
 
-# rmmod while enabled under traffic: files gone, traffic goes on.
+# Steering on d1 pins the module: rmmod refused, nothing changed. Off,
+# rmmod under traffic: files gone, traffic goes on.
 echo 16 >$S/d1/xps_dev_flow_table_cnt
+refcnt
+expect_eq "$REFCNT" 1 "use count with steering on d1"
 rm -f "$XNET_TMP/ready"
 sender d1 3 >"$XNET_TMP/sent1" &
 spid=$!
 for _ in $(seq 100); do nv_ready && break; sleep 0.1; done
 nv_ready || fail "sender on d1 did not start"
 sleep 0.3
+if err=$(/sbin/rmmod xps_flow 2>&1); then
+	fail "rmmod with steering on d1 succeeded"
+fi
+[[ $err == *"in use"* ]] || fail "rmmod with steering on: '$err', want 'in use'"
+cnt d1
+expect_eq "$CNT" 16 "d1 after the refused rmmod"
+echo 0 >$S/d1/xps_dev_flow_table_cnt
+refcnt
+expect_eq "$REFCNT" 0 "use count with steering off everywhere"
 unload_mod xps_flow
 wait $spid
 read -r sent <"$XNET_TMP/sent1"

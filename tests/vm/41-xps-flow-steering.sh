@@ -8,8 +8,10 @@
 #   table off: the wire counts reordered packets (> 0);
 #   table on:  0 reordered, every packet delivered, and the stats show
 #              flows held back and moved;
-#   enable / resize / disable while the sender runs; device down/up
-#   (BQL counters reset) keeps working; rmmod restores the device.
+#   enable / resize / disable while the sender runs; resizes with the
+#   table on reorder nothing; device down/up (BQL counters reset) keeps
+#   working; rmmod is refused while steering is on, and once it is off
+#   the device behaves as before.
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
@@ -36,7 +38,15 @@ run() {
 	wire_diag tn0 "$label"
 }
 
+xfl_cleanup() {
+	# Steering pins xps_flow: off first, then it can go.
+	[ ! -e $CNT ] || wput $CNT 0 || true
+	if mod_loaded xps_flow; then /sbin/rmmod xps_flow 2>/dev/null || true; fi
+	tn_cleanup
+}
+
 tn_setup
+trap xfl_cleanup EXIT
 load_mod xps_flow/xps_flow
 wput $D/tn0/tx-0/delay_us 50000 || fail "delay_us"
 
@@ -82,8 +92,8 @@ for q in 0 1; do
 	expect_eq "$head" "${Q[$q.dql_queued]}" "tx-$q head vs the device's dql.num_queued"
 done
 
-# Resize and disable/enable while the sender runs: nothing breaks, and with
-# the table on at the end the wire stays in order.
+# Disable/enable and resize while the sender runs: nothing breaks
+# (reordering is allowed while the table is off or just back on).
 wput $D/tn0/reset 1 || fail reset
 $PY "$SEND" tn0 --cpus 0,1 --duration 3 --burst 8 --flows 4 >"$XNET_TMP/bg" 2>&1 &
 bg=$!
@@ -92,7 +102,39 @@ for n in 16 0 4096 1 0 256; do
 	nsleep 0.3
 done
 wait $bg || fail "sender: $(<"$XNET_TMP/bg")"
-wire_diag tn0 "resizing under traffic (reordering allowed while off)"
+bg_sent() { # -> SENT, from the background sender's summary line
+	local line
+	line=$(tail -n 1 "$XNET_TMP/bg")
+	SENT=${line#sent=}
+	SENT=${SENT%% *}
+}
+bg_sent
+wait_until 30 wire_test_is tn0 "$SENT" || fail "wire saw ${W[test]} of $SENT after toggling"
+wire_diag tn0 "toggling and resizing under traffic (reordering allowed while off)"
+
+# Resizes with the table on all along, while the sender moves between
+# CPUs: every hold carries over into the new table, so nothing is
+# reordered (a new, empty table lets held flows overtake their own
+# packets still waiting on tx-0). tx-0 200 ms late and 20 ms between
+# bursts: the sender is not paced by tx-0 (a full qdisc would make it
+# wait for tx-0's next transmit, which records the flow in the new table
+# first), so a burst follows a resize before tx-0 sends again.
+wput $D/tn0/tx-0/delay_us 200000 || fail "delay_us"
+wput $D/tn0/reset 1 || fail reset
+$PY "$SEND" tn0 --cpus 0,1 --duration 3 --burst 8 --flows 4 --gap-us 20000 \
+	>"$XNET_TMP/bg" 2>&1 &
+bg=$!
+for n in 4096 16 1 1024 64 256; do
+	nsleep 0.4
+	wput $CNT $n || fail "resize to $n under traffic"
+done
+wait $bg || fail "sender: $(<"$XNET_TMP/bg")"
+wput $D/tn0/tx-0/delay_us 50000 || fail "delay_us"
+bg_sent
+wait_until 30 wire_test_is tn0 "$SENT" || fail "wire saw ${W[test]} of $SENT while resizing"
+wire_diag tn0 "resizing with the table on"
+[ "${W[reordered]}" -eq 0 ] || fail "${W[reordered]} reordered while resizing with the table on"
+[ "${W[gaps]}" -eq 0 ] || fail "gaps ${W[gaps]} while resizing with the table on"
 
 # Device down/up resets the queues' BQL counters: steering goes on.
 $IP link set tn0 down
@@ -104,6 +146,12 @@ done
 run "steering on after down/up"
 [ "${W[reordered]}" -eq 0 ] || fail "${W[reordered]} reordered after down/up"
 
+# Steering on pins the module: rmmod is refused until it is off.
+if err=$(/sbin/rmmod xps_flow 2>&1); then
+	fail "rmmod with steering on succeeded"
+fi
+[[ $err == *"in use"* ]] || fail "rmmod with steering on: '$err', want 'in use'"
+wput $CNT 0 || fail "disable"
 unload_mod xps_flow
 [ ! -e $CNT ] || fail "$CNT left after rmmod"
 [ ! -e /sys/class/net/tn0/queues/tx-0/xps_flow ] || fail "queues/tx-0/xps_flow left after rmmod"

@@ -19,6 +19,9 @@ CNT=/sys/class/net/tn0/xps_dev_flow_table_cnt
 
 fwd_cleanup() {
 	[ ! -e /run/netns/$SRC ] || $IP netns del $SRC 2>/dev/null || true
+	# Steering pins xps_flow: off first, then it can go.
+	[ ! -e $CNT ] || wput $CNT 0 || true
+	if mod_loaded xps_flow; then /sbin/rmmod xps_flow 2>/dev/null || true; fi
 	tn_cleanup
 }
 
@@ -54,4 +57,5 @@ declare -A ST=()
 while read -r k v; do ST[$k]=$v; done </sys/class/net/tn0/xps_flow_stats
 ktap_diag "stats: lookups ${ST[lookups]} moves ${ST[moves]} held ${ST[held]} in_use ${ST[in_use]}"
 [ "${ST[held]}" -gt 0 ] || fail "no forwarded flow held back"
+wput $CNT 0 || fail "disable"
 unload_mod xps_flow

@@ -20,8 +20,9 @@
 #    check) on tn0 with qdisc_bypass=1: packet_direct_xmit ->
 #    packet_pick_tx_queue -> ndo_select_queue, dev_direct_xmit ->
 #    ndo_start_xmit; the lcore still moving, tx-0 2 ms late. Under that
-#    traffic the table is enabled, resized, disabled, re-enabled and
-#    xps_flow is removed: both wrappers saw this path (lookups and
+#    traffic the table is enabled, resized, disabled, re-enabled, rmmod
+#    is refused (steering on pins the module), the table is turned off
+#    and xps_flow is removed: both wrappers saw this path (lookups and
 #    recorded heads grow), the wire keeps moving after every step, and the
 #    device lost nothing it accepted (sent == completed == wire, nothing
 #    purged, tx_dropped 0). Held-back moves are reported only: with 256
@@ -47,6 +48,7 @@ tp_cleanup() {
 	[ -z "$mv" ] || kill "$mv" 2>/dev/null || true
 	[ -z "$TP_PID" ] || kill "$TP_PID" 2>/dev/null || true
 	[ ! -e /run/netns/$SRC ] || $IP netns del $SRC 2>/dev/null || true
+	[ ! -e $CNT ] || wput $CNT 0 || true	# steering pins xps_flow
 	if mod_loaded xps_flow; then /sbin/rmmod xps_flow 2>/dev/null || true; fi
 	tn_cleanup
 }
@@ -203,6 +205,14 @@ ktap_diag "txonly stats: lookups ${ST[lookups]} recorded ${ST[recorded]} moves $
 # Both wrappers saw the bypass path: select (lookups), xmit (recorded).
 [ "${ST[lookups]}" -gt "$lk1" ] || fail "no lookup on the bypass path"
 [ "${ST[recorded]}" -gt "$rec1" ] || fail "no head recorded on the bypass path"
+# Steering on pins the module: rmmod refused under traffic, then off and out.
+if err=$(/sbin/rmmod xps_flow 2>&1); then
+	fail "rmmod with steering on succeeded"
+fi
+[[ $err == *"in use"* ]] || fail "rmmod with steering on: '$err', want 'in use'"
+moving "refused rmmod"
+wput $CNT 0 || fail "disable under traffic"
+moving "table 0"
 unload_mod xps_flow
 [ ! -e $CNT ] || fail "$CNT left after rmmod"
 moving "rmmod xps_flow"
