@@ -5,7 +5,8 @@
 # `make style` use: Debian's linux-source-6.1, the exact source of the guest
 # kernel, extracted once into ${XDG_CACHE_HOME:-~/.cache}/xnet-kmods/src.
 #
-# The extraction is atomic (temp dir, then rename). A stamp (the tarball's
+# The extraction is atomic (temp dir, then rename) and serialised by a lock
+# (a concurrent caller waits instead of replacing a tree in use). A stamp (the tarball's
 # size and mtime) makes an upgraded package replace the tree; a tree missing
 # top-level directories is replaced too. Replacing the tree also drops the
 # KUnit build dir: the new sources carry the tarball's old mtimes, so objects
@@ -40,6 +41,10 @@ tree_complete() {
 
 [ -f "$TARBALL" ] ||
 	die "$TARBALL not found: run scripts/setup.sh (package linux-source-6.1)"
+# One extraction at a time: a second caller waits, then finds the tree.
+mkdir -p "$CACHE/src"
+exec 9>"$CACHE/src/.lock"
+flock 9
 if tree_complete; then
 	[ -f "$STAMP" ] || tarball_id >"$STAMP"
 	if [ "$(cat "$STAMP")" = "$(tarball_id)" ]; then
@@ -48,7 +53,6 @@ if tree_complete; then
 	fi
 fi
 echo "ksrc: extracting $TARBALL into $CACHE/src" >&2
-mkdir -p "$CACHE/src"
 tmp=$(mktemp -d "$CACHE/src/.extract.XXXXXX")
 if ! tar -xf "$TARBALL" -C "$tmp"; then
 	rm -rf "$tmp"
