@@ -287,8 +287,9 @@ debug_append=''
 if [ $opt_debug -eq 1 ]; then
 	dk=${XNET_DEBUG_KDIR:-}
 	[ -n "$dk" ] || dk=$("$here/vm/debug-kernel.sh") || die "no debug kernel"
-	[ -f "$dk/arch/x86/boot/bzImage" ] && [ -s "$dk/kernel.release" ] ||
+	if ! [ -f "$dk/arch/x86/boot/bzImage" ] || ! [ -s "$dk/kernel.release" ]; then
 		die "$dk: not a debug kernel build"
+	fi
 	XNET_KVER=$(cat "$dk/kernel.release")
 	export XNET_VM_MODDIR=$dk/mods/lib/modules/$XNET_KVER
 	[ -f "$XNET_VM_MODDIR/modules.dep" ] || die "$XNET_VM_MODDIR: no modules.dep"

@@ -67,7 +67,7 @@ verify_config() {
 		elif grep -qxF "$sym=$val" "$out/.config"; then
 			continue
 		fi
-		echo "debug-kernel: $sym=$val not in the final config: $(grep -E "^(# )?$sym[ =]" "$out/.config" || echo absent)" >&2
+		echo "debug-kernel: $sym=$val not in the final config: $(grep -E "^(# )?${sym}[ =]" "$out/.config" || echo absent)" >&2
 		bad=1
 	done <"$frag"
 	return $bad

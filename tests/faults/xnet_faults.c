@@ -29,7 +29,7 @@ static DEFINE_MUTEX(xf_b);
 static DEFINE_SPINLOCK(xf_lock);
 static int __rcu *xf_rcu_ptr;
 static int xf_rcu_val;
-static volatile int xf_shift = 40;
+static int xf_shift = 40;
 static void *xf_sink;
 
 static noinline void xf_kasan(void)
@@ -71,7 +71,7 @@ static noinline void xf_ubsan(void)
 {
 	int one = 1;
 
-	xf_sink = (void *)(long)(one << xf_shift);
+	xf_sink = (void *)(long)(one << READ_ONCE(xf_shift));
 }
 
 static noinline void xf_leak_alloc(void)
