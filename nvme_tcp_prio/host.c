@@ -7,25 +7,36 @@
  * TCP_NODELAY and SO_LINGER with a zero timeout. A kernel-held socket going
  * CLOSE->SYN_SENT with all three is taken for an NVMe/TCP queue. At load,
  * existing sockets are recognised by their data_ready callback belonging to
- * the nvme_tcp module (checked by the engine).
+ * the nvme_tcp module (checked by the engine) or, before the driver installs
+ * its callbacks (nvme_tcp_start_queue(), after connect and the ICReq/ICResp
+ * exchange), by the same three options.
  */
 #include <net/inet_connection_sock.h>
 #include <net/tcp.h>
 
 #include "prio_sock.h"
 
+/* Kernel-held, TCP_SYNCNT 1, SO_LINGER 0 and TCP_NODELAY: a host queue. */
+static bool nvme_tcp_prio_looks_ours(const struct sock *sk)
+{
+	return nvprio_kernel_held(sk) &&
+	       inet_csk(sk)->icsk_syn_retries == 1 &&
+	       sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime &&
+	       (tcp_sk(sk)->nonagle & TCP_NAGLE_OFF);
+}
+
+/*
+ * Birth (CLOSE->SYN_SENT), or ESTABLISHED for a socket whose SYN_SENT came
+ * before the probe was attached and which the load-time scan did not find
+ * yet (connect() sets the state before it hashes the socket).
+ */
 static enum nvprio_role nvme_tcp_prio_classify(const struct sock *sk,
 					       int oldstate, int newstate)
 {
-	if (oldstate != TCP_CLOSE || newstate != TCP_SYN_SENT)
+	if (!(oldstate == TCP_CLOSE && newstate == TCP_SYN_SENT) &&
+	    !(oldstate == TCP_SYN_SENT && newstate == TCP_ESTABLISHED))
 		return NVPRIO_NONE;
-	if (!nvprio_kernel_held(sk))
-		return NVPRIO_NONE;
-	if (inet_csk(sk)->icsk_syn_retries != 1 ||
-	    !sock_flag(sk, SOCK_LINGER) || sk->sk_lingertime ||
-	    !(tcp_sk(sk)->nonagle & TCP_NAGLE_OFF))
-		return NVPRIO_NONE;
-	return NVPRIO_HOST;
+	return nvme_tcp_prio_looks_ours(sk) ? NVPRIO_HOST : NVPRIO_NONE;
 }
 
 static enum nvprio_role nvme_tcp_prio_classify_existing(const struct sock *sk)
@@ -36,6 +47,7 @@ static enum nvprio_role nvme_tcp_prio_classify_existing(const struct sock *sk)
 const struct nvprio_ops nvme_tcp_prio_ops = {
 	.owner = "nvme_tcp",
 	.classify = nvme_tcp_prio_classify,
+	.looks_ours = nvme_tcp_prio_looks_ours,
 	.classify_existing = nvme_tcp_prio_classify_existing,
 };
 

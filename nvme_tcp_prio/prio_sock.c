@@ -316,8 +316,13 @@ static struct nvprio_sock *nvprio_find(const struct sock *sk)
 	return NULL;
 }
 
-/* Start managing @sk (takes a reference). Caller holds nvprio_lock. */
-static void nvprio_track(struct sock *sk, enum nvprio_role role)
+/*
+ * Start managing @sk (takes a reference). Caller holds nvprio_lock. The
+ * tracepoint's caller holds a reference of its own; a socket found in a
+ * hash table may be on its way out (the last reference dropped, the socket
+ * not yet unhashed): @adopt takes the reference only if one is left.
+ */
+static void nvprio_track(struct sock *sk, enum nvprio_role role, bool adopt)
 {
 	struct nvprio_sock *e;
 
@@ -328,7 +333,12 @@ static void nvprio_track(struct sock *sk, enum nvprio_role role)
 		atomic_long_inc(&nvprio_nomem);
 		return;
 	}
-	sock_hold(sk);
+	if (!adopt)
+		sock_hold(sk);
+	else if (!refcount_inc_not_zero(&sk->sk_refcnt)) {
+		kfree(e);
+		return;
+	}
 	e->sk = sk;
 	e->role = role;
 	e->rule = -1;
@@ -410,7 +420,7 @@ static void nvprio_probe(void *data, const struct sock *csk, const int oldstate,
 	if (role == NVPRIO_NONE)
 		return;
 	spin_lock_irqsave(&nvprio_lock, flags);
-	nvprio_track(sk, role);
+	nvprio_track(sk, role, false);
 	spin_unlock_irqrestore(&nvprio_lock, flags);
 }
 
@@ -444,13 +454,19 @@ static void nvprio_adopt(struct sock *sk)
 	if (sk->sk_state == TCP_TIME_WAIT || sk->sk_state == TCP_NEW_SYN_RECV ||
 	    sk->sk_state == TCP_CLOSE)
 		return;
-	if (!nvprio_fn_owned_by(READ_ONCE(sk->sk_data_ready), nvprio_ops->owner))
+	/*
+	 * The driver's callbacks mark its sockets, but a host queue's socket
+	 * gets them only after connect and the ICReq/ICResp exchange: until
+	 * then the driver may recognise it by how it was set up.
+	 */
+	if (!nvprio_fn_owned_by(READ_ONCE(sk->sk_data_ready), nvprio_ops->owner) &&
+	    !(nvprio_ops->looks_ours && nvprio_ops->looks_ours(sk)))
 		return;
 	role = nvprio_ops->classify_existing(sk);
 	if (role == NVPRIO_NONE)
 		return;
 	spin_lock_irqsave(&nvprio_lock, flags);
-	nvprio_track(sk, role);
+	nvprio_track(sk, role, true);
 	spin_unlock_irqrestore(&nvprio_lock, flags);
 }
 

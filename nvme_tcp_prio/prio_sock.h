@@ -27,7 +27,13 @@ struct nvprio_ops {
 	 */
 	enum nvprio_role (*classify)(const struct sock *sk, int oldstate,
 				     int newstate);
-	/* A socket found at load time whose callbacks belong to @owner. */
+	/*
+	 * Optional: is @sk, found at load time without @owner's callbacks,
+	 * one of the driver's sockets all the same (set up by the driver, its
+	 * callbacks not installed yet)? Called under a hash bucket lock.
+	 */
+	bool (*looks_ours)(const struct sock *sk);
+	/* A socket found at load time that is the driver's (see above). */
 	enum nvprio_role (*classify_existing)(const struct sock *sk);
 };
 
@@ -42,7 +48,10 @@ bool nvprio_fn_owned_by(const void *fn, const char *owner);
 /* Is @sk held by the kernel (no file, as sock_create() in a driver)? */
 static inline bool nvprio_kernel_held(const struct sock *sk)
 {
-	return sk->sk_socket && !sk->sk_socket->file;
+	/* sock_orphan() may clear it meanwhile; the socket is freed by RCU. */
+	const struct socket *sock = READ_ONCE(sk->sk_socket);
+
+	return sock && !READ_ONCE(sock->file);
 }
 
 #endif /* NVPRIO_PRIO_SOCK_H */
