@@ -121,7 +121,7 @@ static const struct kernel_param_ops ppf_devices_ops = {
 };
 module_param_cb(devices, &ppf_devices_ops, NULL, 0444);
 MODULE_PARM_DESC(devices,
-		 "Devices given a pool when they appear: name[:pages],... (pages: bound of the pool, default 256 = 8 MiB)");
+		 "Devices of the initial netns given a pool when they appear or are renamed so: name[:pages],... (pages: bound of the pool, default 256 = 8 MiB)");
 
 /* --- pools ------------------------------------------------------------ */
 
@@ -210,10 +210,15 @@ static ssize_t pp_frag_pool_pages_store(struct device *d,
 	unsigned int req;
 	int err;
 
-	if (!ns_capable(dev_net(dev)->user_ns, CAP_NET_ADMIN))
+	/*
+	 * The initial namespace's CAP_NET_ADMIN, not the device's netns
+	 * owner's: pool pages serve every socket sending through the device
+	 * and outlive the writer, so no memory cgroup can be charged for them.
+	 */
+	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
 	if (xnet_parse_u32(buf, len, 0, XNET_FRAG_MAX_PAGES, &req, &res) != XNET_OK) {
-		pr_err("%s: pp_frag_pool_pages: '%.*s' refused: %s (0..%u)\n",
+		pr_err_ratelimited("%s: pp_frag_pool_pages: '%.*s' refused: %s (0..%u)\n",
 		       netdev_name(dev), (int)min_t(size_t, strcspn(buf, "\n"), 32),
 		       buf, xnet_err_str(res.err), XNET_FRAG_MAX_PAGES);
 		return -EINVAL;
@@ -239,15 +244,19 @@ static ssize_t pp_frag_stats_show(struct device *d,
 {
 	unsigned int pages = 0, in_flight = 0;
 	struct ppf_stats sum = {};
-	struct ppf_dev *pd;
+	struct ppf_pool *pool;
 	int len;
 
-	if (!rtnl_trylock())
-		return restart_syscall();
-	pd = ppf_find(to_net_dev(d));
-	if (pd && pd->pool)
-		ppf_pool_sum(pd->pool, &sum, &pages, &in_flight);
-	rtnl_unlock();
+	/*
+	 * World-readable: no RTNL, no pool lock. The pool is found as the
+	 * datapath finds it, under RCU (freed a grace period after it is
+	 * unpublished), and summed lockless.
+	 */
+	rcu_read_lock();
+	pool = ppf_pool_of(to_net_dev(d));
+	if (pool)
+		ppf_pool_sum(pool, &sum, &pages, &in_flight);
+	rcu_read_unlock();
 	len = sysfs_emit(buf, "pages %u\nin_flight %u\nserved %llu\n",
 			 pages, in_flight, sum.served);
 	len += sysfs_emit_at(buf, len, "recycled %llu\nfresh %llu\nfallback %llu\nshrunk %llu\n",
@@ -268,39 +277,65 @@ static const struct attribute_group ppf_group = {
 
 /* --- devices ---------------------------------------------------------- */
 
-static void ppf_attach(struct net_device *dev)
+/*
+ * RTNL. A device of the initial namespace named in devices= gets its pool
+ * (when it appears, moves into init_net, or is renamed to that name); a
+ * container's device of the same name does not. A pool it has stays.
+ */
+static void ppf_named_pool(struct ppf_dev *pd)
 {
-	struct ppf_dev *pd;
+	struct net_device *dev = pd->dev;
 	unsigned int i;
 	int err;
 
-	if (ppf_find(dev))
+	if (pd->pool || !net_eq(dev_net(dev), &init_net))
 		return;
-	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
-	if (!pd) {
-		netdev_warn(dev, "pp_frag: out of memory, device not handled\n");
-		return;
-	}
-	pd->dev = dev;
-	err = sysfs_create_group(&dev->dev.kobj, &ppf_group);
-	if (err) {
-		netdev_warn(dev, "pp_frag: no sysfs files: %d\n", err);
-		kfree(pd);
-		return;
-	}
-	list_add(&pd->node, &ppf_devs);
 	for (i = 0; i < ppf_nnamed; i++) {
 		if (strcmp(ppf_named[i].name, netdev_name(dev)))
 			continue;
 		err = ppf_enable(pd, ppf_named[i].pages);
-		if (err)
+		if (err && net_ratelimit())
 			netdev_warn(dev, "pp_frag: no pool: %d\n", err);
 		break;
 	}
 }
 
+static void ppf_attach(struct net_device *dev)
+{
+	struct ppf_dev *pd;
+	int err;
+
+	if (ppf_find(dev))
+		return;
+	pd = kzalloc(sizeof(*pd), GFP_KERNEL_ACCOUNT);
+	if (!pd) {
+		if (net_ratelimit())
+			netdev_warn(dev, "pp_frag: out of memory, device not handled\n");
+		return;
+	}
+	pd->dev = dev;
+	err = sysfs_create_group(&dev->dev.kobj, &ppf_group);
+	if (err) {
+		if (net_ratelimit())
+			netdev_warn(dev, "pp_frag: no sysfs files: %d\n", err);
+		kfree(pd);
+		return;
+	}
+	list_add(&pd->node, &ppf_devs);
+	ppf_named_pool(pd);
+}
+
+static void ppf_dma_off(struct ppf_dev *pd);
+
 static void ppf_detach(struct ppf_dev *pd)
 {
+	/*
+	 * The device is closed (its TX rings drained): its driver's mappings
+	 * go now, orphans' included, whether or not the driver opted out in
+	 * a notifier of its own before ours. Orphans must not keep a device
+	 * pointer: the driver (and its struct device) may go before they idle.
+	 */
+	ppf_dma_off(pd);
 	ppf_disable(pd);
 	sysfs_remove_group(&pd->dev->dev.kobj, &ppf_group);
 	list_del(&pd->node);
@@ -321,6 +356,11 @@ static int ppf_netdev_event(struct notifier_block *nb, unsigned long event,
 		pd = ppf_find(dev);
 		if (pd)
 			ppf_detach(pd);
+		break;
+	case NETDEV_CHANGENAME:
+		pd = ppf_find(dev);
+		if (pd)
+			ppf_named_pool(pd);
 		break;
 	}
 	return NOTIFY_DONE;
@@ -398,13 +438,10 @@ int pp_frag_dma_register(struct net_device *dev, struct device *dma_dev)
 }
 EXPORT_SYMBOL_GPL(pp_frag_dma_register);
 
-void pp_frag_dma_unregister(struct net_device *dev)
+/* RTNL. Drop every mapping for @pd's DMA device: pool pages and orphans. */
+static void ppf_dma_off(struct ppf_dev *pd)
 {
-	struct ppf_dev *pd;
-
-	ASSERT_RTNL();
-	pd = ppf_find(dev);
-	if (!pd || !pd->dma_dev)
+	if (!pd->dma_dev)
 		return;
 	mutex_lock(&ppf_mutex);
 	if (pd->pool)
@@ -412,6 +449,16 @@ void pp_frag_dma_unregister(struct net_device *dev)
 	mutex_unlock(&ppf_mutex);
 	ppf_orphans_reap(true, pd->dma_dev);
 	pd->dma_dev = NULL;
+}
+
+void pp_frag_dma_unregister(struct net_device *dev)
+{
+	struct ppf_dev *pd;
+
+	ASSERT_RTNL();
+	pd = ppf_find(dev);
+	if (pd)
+		ppf_dma_off(pd);
 }
 EXPORT_SYMBOL_GPL(pp_frag_dma_unregister);
 
@@ -433,9 +480,9 @@ EXPORT_SYMBOL_GPL(pp_frag_dma_addr);
 
 static int ppf_global_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "pages_owned %ld\norphans %lu\nhanded_over %ld\n",
+	seq_printf(m, "pages_owned %ld\norphans %lu\norphans_mapped %lu\nhanded_over %ld\n",
 		   atomic_long_read(&ppf_pages_owned), ppf_orphans_count(),
-		   atomic_long_read(&ppf_handed_over));
+		   ppf_orphans_mapped(), atomic_long_read(&ppf_handed_over));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ppf_global);

@@ -54,6 +54,7 @@ struct ppf_orphan {
 static LIST_HEAD(ppf_orphans);
 static DEFINE_SPINLOCK(ppf_orphans_lock);
 static unsigned long ppf_norphans;
+static unsigned long ppf_norphans_mapped;	/* ... with a DMA mapping */
 static void ppf_reap_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ppf_reap, ppf_reap_work);
 
@@ -241,7 +242,7 @@ unsigned long ppf_pool_idle_estimate(struct ppf_pool *pool)
 	return READ_ONCE(pool->state.pages);
 }
 
-/* Stats: the counters, the pool's pages and, exactly, those not idle. */
+/* Stats: the counters, the pool's pages and those not idle (a snapshot). */
 void ppf_pool_sum(struct ppf_pool *pool, struct ppf_stats *sum,
 		  unsigned int *pages, unsigned int *in_flight)
 {
@@ -258,17 +259,20 @@ void ppf_pool_sum(struct ppf_pool *pool, struct ppf_stats *sum,
 		sum->fallback += s->fallback;
 		sum->shrunk += s->shrunk;
 	}
-	spin_lock_bh(&pool->lock);
-	*pages = pool->state.pages;
+	/*
+	 * Lockless (a reader must not stall the pool): a snapshot, each slot
+	 * read once. A struct page is never freed, so a page pointer that is
+	 * stale by now still reads a valid (if changing) reference count.
+	 */
+	*pages = READ_ONCE(pool->state.pages);
 	for (i = 0; i < pool->state.cap; i++) {
 		const struct xnet_frag_slot *slot = &pool->slots[i];
+		struct page *page = READ_ONCE(slot->page);
 
-		/* Slots in other CPUs' caches: their page pointer is stable. */
-		if (slot->state != XNET_FRAG_UNUSED &&
-		    page_ref_count(slot->page) != slot->bias)
+		if (READ_ONCE(slot->state) != XNET_FRAG_UNUSED && page &&
+		    page_ref_count(page) != READ_ONCE(slot->bias))
 			busy++;
 	}
-	spin_unlock_bh(&pool->lock);
 	*in_flight = busy;
 }
 
@@ -278,7 +282,7 @@ struct ppf_pool *ppf_pool_create(struct net_device *dev, unsigned int pages)
 	struct ppf_pool *pool;
 	int cpu;
 
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL_ACCOUNT);
 	if (!pool)
 		return NULL;
 	pool->dev = dev;
@@ -286,9 +290,9 @@ struct ppf_pool *ppf_pool_create(struct net_device *dev, unsigned int pages)
 	pool->order = SKB_FRAG_PAGE_ORDER;
 	spin_lock_init(&pool->lock);
 	xa_init(&pool->dma_pages);
-	pool->slots = kvcalloc(pages, sizeof(*pool->slots), GFP_KERNEL);
-	pool->cache = alloc_percpu(struct ppf_cache);
-	pool->stats = alloc_percpu(struct ppf_stats);
+	pool->slots = kvcalloc(pages, sizeof(*pool->slots), GFP_KERNEL_ACCOUNT);
+	pool->cache = alloc_percpu_gfp(struct ppf_cache, GFP_KERNEL_ACCOUNT);
+	pool->stats = alloc_percpu_gfp(struct ppf_stats, GFP_KERNEL_ACCOUNT);
 	if (!pool->slots || !pool->cache || !pool->stats ||
 	    xnet_frag_pool_init(&pool->state, pool->slots, pages)) {
 		free_percpu(pool->stats);
@@ -333,6 +337,8 @@ static void ppf_page_retire(struct xnet_frag_slot *slot, struct device *dma_dev)
 	spin_lock_bh(&ppf_orphans_lock);
 	list_add_tail(&o->node, &ppf_orphans);
 	ppf_norphans++;
+	if (o->dma_dev)
+		ppf_norphans_mapped++;
 	spin_unlock_bh(&ppf_orphans_lock);
 	schedule_delayed_work(&ppf_reap, msecs_to_jiffies(PPF_REAP_MS));
 }
@@ -374,6 +380,8 @@ void ppf_orphans_reap(bool force, struct device *dma_dev)
 		    page_ref_count(o->page) == o->bias) {
 			list_move(&o->node, &done);
 			ppf_norphans--;
+			if (o->dma_dev)
+				ppf_norphans_mapped--;
 		}
 	}
 	spin_unlock_bh(&ppf_orphans_lock);
@@ -388,6 +396,11 @@ void ppf_orphans_reap(bool force, struct device *dma_dev)
 unsigned long ppf_orphans_count(void)
 {
 	return READ_ONCE(ppf_norphans);
+}
+
+unsigned long ppf_orphans_mapped(void)
+{
+	return READ_ONCE(ppf_norphans_mapped);
 }
 
 static void ppf_reap_work(struct work_struct *work)

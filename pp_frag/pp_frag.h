@@ -62,6 +62,7 @@ dma_addr_t ppf_pool_dma_addr(struct ppf_pool *pool, struct page *page);
 void ppf_orphans_reap(bool force, struct device *dma_dev);
 void ppf_orphans_stop(void);
 unsigned long ppf_orphans_count(void);
+unsigned long ppf_orphans_mapped(void);
 extern atomic_long_t ppf_pages_owned;	/* pages in pools and orphaned */
 extern atomic_long_t ppf_handed_over;	/* busy when let go: freed by their last put */
 

@@ -75,7 +75,7 @@ static ssize_t xps_dev_flow_table_cnt_store(struct device *d,
 	if (!ns_capable(dev_net(dev)->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
 	if (xnet_parse_u32(buf, len, 0, XNET_XPS_MAX_ENTRIES, &req, &res) != XNET_OK) {
-		pr_warn("%s: xps_dev_flow_table_cnt: '%.*s' refused: %s (0..%u)\n",
+		pr_warn_ratelimited("%s: xps_dev_flow_table_cnt: '%.*s' refused: %s (0..%u)\n",
 			netdev_name(dev), (int)min_t(size_t, strcspn(buf, "\n"), 32),
 			buf, xnet_err_str(res.err), XNET_XPS_MAX_ENTRIES);
 		return -EINVAL;
@@ -108,9 +108,13 @@ static ssize_t xps_flow_stats_show(struct device *d,
 	u32 in_use = 0;
 	int cpu, len;
 
-	if (!rtnl_trylock())
-		return restart_syscall();
-	xd = xfl_find(to_net_dev(d));
+	/*
+	 * World-readable: no RTNL over the table scan (up to 2^20 entries).
+	 * @xd, its counters and its table are freed a grace period after
+	 * they are unpublished: found and read under RCU, as the datapath.
+	 */
+	rcu_read_lock();
+	xd = xfl_lookup(to_net_dev(d));
 	if (xd) {
 		for_each_possible_cpu(cpu) {
 			const struct xfl_stats *s = per_cpu_ptr(xd->stats, cpu);
@@ -123,7 +127,7 @@ static ssize_t xps_flow_stats_show(struct device *d,
 		}
 		in_use = xfl_entries_in_use(xd);
 	}
-	rtnl_unlock();
+	rcu_read_unlock();
 	len = sysfs_emit(buf, "lookups %llu\nmoves %llu\nheld %llu\nstale %llu\n",
 			 sum.lookups, sum.moves, sum.held, sum.stale);
 	len += sysfs_emit_at(buf, len, "recorded %llu\nin_use %u\n",
@@ -150,16 +154,18 @@ static void xfl_attach(struct net_device *dev)
 
 	if (dev->num_tx_queues < 2 || xfl_find(dev))
 		return;
-	xd = kzalloc(sizeof(*xd), GFP_KERNEL);
+	/* Charged to the creator of the device (a container's root can). */
+	xd = kzalloc(sizeof(*xd), GFP_KERNEL_ACCOUNT);
 	if (!xd)
 		goto nomem;
-	xd->stats = alloc_percpu(struct xfl_stats);
+	xd->stats = alloc_percpu_gfp(struct xfl_stats, GFP_KERNEL_ACCOUNT);
 	if (!xd->stats)
 		goto nomem;
 	xd->dev = dev;
 	err = sysfs_create_group(&dev->dev.kobj, &xfl_group);
 	if (err) {
-		netdev_warn(dev, "xps_flow: no sysfs files: %d\n", err);
+		if (net_ratelimit())
+			netdev_warn(dev, "xps_flow: no sysfs files: %d\n", err);
 		free_percpu(xd->stats);
 		kfree(xd);
 		return;
@@ -170,7 +176,8 @@ static void xfl_attach(struct net_device *dev)
 	return;
 nomem:
 	kfree(xd);
-	netdev_warn(dev, "xps_flow: out of memory, device not handled\n");
+	if (net_ratelimit())
+		netdev_warn(dev, "xps_flow: out of memory, device not handled\n");
 }
 
 /*

@@ -416,7 +416,7 @@ static netdev_tx_t xfl_start_xmit(struct sk_buff *skb, struct net_device *dev)
 static struct xfl_hook *xfl_hook_new(struct xfl_dev *xd,
 				     const struct net_device_ops *orig)
 {
-	struct xfl_hook *h = kmalloc(sizeof(*h), GFP_KERNEL);
+	struct xfl_hook *h = kmalloc(sizeof(*h), GFP_KERNEL_ACCOUNT);
 	/* Not installed yet: the only time its ops are written. */
 	struct net_device_ops *const ops = h ? (struct net_device_ops *)&h->ops : NULL;
 
@@ -634,7 +634,8 @@ int xfl_enable(struct xfl_dev *xd, u32 entries)
 			}
 		}
 	}
-	t = kvzalloc_node(struct_size(t, entries, entries), GFP_KERNEL,
+	/* Charged to the writer's memory cgroup: up to 8 MiB per device. */
+	t = kvzalloc_node(struct_size(t, entries, entries), GFP_KERNEL_ACCOUNT,
 			  dev_to_node(&dev->dev));
 	if (!t) {
 		if (!xd->installed)

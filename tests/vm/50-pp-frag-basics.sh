@@ -67,11 +67,15 @@ pp_pages ppx0
 expect_eq "$R" 32 "ppx0's pool from devices=ppx0:32"
 $IP link del ppx0
 
-# A pool on ppa0 (named in `devices`: 256 pages) serves sockets routed
-# over ppa0 only: a transfer over lo leaves it, and lo, untouched.
+# `devices` names devices of the initial namespace only: ppa0, created in
+# namespace ppa, gets none. A pool on ppa0 (256 pages, set by hand) serves
+# sockets routed over ppa0 only: a transfer over lo leaves it, and lo,
+# untouched.
 pp_veth_setup
 R=$($IP netns exec ppa cat /sys/class/net/ppa0/pp_frag_pool_pages)
-expect_eq "$R" 256 "ppa0's pool from devices=ppa0"
+expect_eq "$R" 0 "pool of ppa0 in namespace ppa (devices=ppa0 is for init_net)"
+$IP netns exec ppa sh -c 'echo 256 > /sys/class/net/ppa0/pp_frag_pool_pages' ||
+	fail "pool on ppa0"
 $IP link set lo up
 pp_xfer "" "" 127.0.0.1 9500 4000000
 pp_global

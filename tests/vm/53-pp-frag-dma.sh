@@ -24,6 +24,8 @@
 #    maps every frag again; then rmmod pp_frag works and the NIC still
 #    transmits. Deleting an opted-in device and rmmod of the test NIC opt
 #    out: pp_frag unloads afterwards. After each phase maps == unmaps.
+# 7. pp_frag loaded before the NIC, a pool page busy when the opted-in
+#    device is deleted and the NIC unloaded: no orphan keeps the mapping.
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
@@ -190,5 +192,57 @@ expect_eq "$R" $((r2 - 3)) "pp_frag refcnt after deleting an opted-in device"
 unload_mod $MOD
 refcnt
 expect_eq "$R" 0 "pp_frag refcnt after rmmod of the test NIC"
+unload_mod pp_frag
+
+# ---- 7. pp_frag loaded before the test NIC (its notifier runs first on
+# unregister), opted in, a pool page busy in a task's page_frag when the
+# device goes, then the NIC (and its DMA device) unloaded: the mapping went
+# with the device, the orphan holds none, and releasing it touches no freed
+# device (KASAN on the debug kernel).
+load_mod pp_frag/pp_frag
+$IP netns del $NS
+tn_setup
+trap cleanup EXIT # after tn_setup's own
+wput $POOLF 64 || fail "pool on tn0"
+wput "$OPTIN" 1 || fail "opt-in tn0"
+pp_in $NS $PY "$PPS" recv 9809 --bind 10.99.0.2 >"$XNET_TMP/recv7" 2>&1 &
+rpid=$!
+wait_for_line "$XNET_TMP/recv7" listening || fail "receiver 9809: $(<"$XNET_TMP/recv7")"
+# The sender's task_frag keeps its last page until the process exits.
+$PY - "$XNET_TMP/release" >"$XNET_TMP/hold7" 2>&1 <<'PYEOF' &
+import fcntl, os, socket, struct, sys, termios, time
+s = socket.create_connection(("10.99.0.2", 9809))
+s.sendall(b"x" * 3000 * 100)
+# Every byte acknowledged: no skb holds the page any more, only task_frag.
+for _ in range(600):
+    if struct.unpack("i", fcntl.ioctl(s, termios.TIOCOUTQ, b"\0" * 4))[0] == 0:
+        break
+    time.sleep(0.05)
+else:
+    sys.exit("data not acknowledged in 30 s")
+print("sent", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.05)
+s.close()
+PYEOF
+hpid=$!
+wait_for_line "$XNET_TMP/hold7" sent || fail "holder: $(<"$XNET_TMP/hold7")"
+pp_global
+[ "${PG[pages_owned]}" -gt 0 ] || fail "no pool page before the device went"
+$IP link del tn0 || fail "ip link del tn0"
+pp_global
+ktap_diag "device deleted with a busy page: orphans ${PG[orphans]} orphans_mapped ${PG[orphans_mapped]:-?}"
+[ "${PG[orphans]}" -gt 0 ] || fail "no orphan: the holder's page was not a pool page?"
+expect_eq "${PG[orphans_mapped]:-missing}" 0 "orphans still mapped for the deleted device"
+unload_mod $MOD
+: >"$XNET_TMP/release"
+wait $hpid || fail "holder: $(<"$XNET_TMP/hold7")"
+kill $rpid 2>/dev/null || true	# its peer is gone: no FIN will come
+wait $rpid 2>/dev/null || true
+# The receiver's skbs may wait for a deferred free on the CPU that made
+# them (pp_flush_defer): any NET_RX there runs it, loopback's too.
+orphans_gone7() { pp_flush_defer "" 127.0.0.1; pp_global; [ "${PG[orphans]}" -eq 0 ]; }
+wait_until 10 orphans_gone7 || fail "orphans ${PG[orphans]} after the holder exited"
+expect_eq "${PG[pages_owned]}" 0 "pages owned after the orphan idled"
 unload_mod pp_frag
 check_taint "$TAINT_OK_DEFAULT"

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vmtest: cpus=2 timeout=300
+#
+# What a container's root can and cannot do (Documentation/*.md, "Containers"):
+# 1. In a user + network namespace of its own (unshare -Urnm, sysfs mounted
+#    there), on a multi-queue dummy device it created: enabling an
+#    xps_flow table works (its netns's CAP_NET_ADMIN suffices: the table is
+#    charged to its memory cgroup); pp_frag_pool_pages is refused with
+#    EPERM and stays 0 (pool pages serve every sender and outlive the
+#    writer: the initial namespace's CAP_NET_ADMIN only).
+# 2. Charged: a writer in a memory cgroup with memory.max 4 MiB cannot
+#    enable a 2^20-entry table (8 MiB): the write fails (ENOMEM, or the
+#    writer is OOM-killed by its cgroup) and the table stays off; the
+#    same write outside the cgroup works.
+# 3. pp_frag devices=dx0:16 applies to the initial namespace only: a
+#    container's dx0 gets no pool; a device renamed to dx0 in init_net
+#    gets its pool.
+set -euo pipefail
+# shellcheck source=tests/vm/lib.sh
+. "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
+
+IP=/sbin/ip
+CG=/sys/fs/cgroup
+cleanup() {
+	$IP link del d0 2>/dev/null || true
+	$IP link del dx0 2>/dev/null || true
+	[ ! -d $CG/xnet61 ] || rmdir $CG/xnet61 2>/dev/null || true
+	! mod_loaded xps_flow || /sbin/rmmod xps_flow 2>/dev/null || true
+	! mod_loaded pp_frag || /sbin/rmmod pp_frag 2>/dev/null || true
+}
+trap cleanup EXIT
+
+/sbin/modprobe dummy || fail "modprobe dummy"
+command -v unshare >/dev/null || fail "no unshare (util-linux)"
+load_mod xps_flow/xps_flow
+load_mod pp_frag/pp_frag devices=dx0:16
+
+# ---- 1. a user namespace's root
+# shellcheck disable=SC2016 # expanded by the inner shell
+out=$(unshare -Urnm bash -c '
+	set -u
+	mount -t sysfs none /sys || { echo "mount sysfs failed"; exit 1; }
+	/sbin/ip link add d0 numtxqueues 4 numrxqueues 4 type dummy || { echo "ip link add failed"; exit 1; }
+	/sbin/ip link add dx0 type dummy || { echo "ip link add dx0 failed"; exit 1; }
+	/sbin/ip link set d0 up
+	echo 4096 >/sys/class/net/d0/xps_dev_flow_table_cnt && echo "xps=ok" || echo "xps=refused"
+	echo "xps_now=$(cat /sys/class/net/d0/xps_dev_flow_table_cnt)"
+	if err=$( { echo 64 >/sys/class/net/d0/pp_frag_pool_pages; } 2>&1); then
+		echo "pp=ok"
+	else
+		echo "pp=refused: ${err##*: }"
+	fi
+	echo "pp_now=$(cat /sys/class/net/d0/pp_frag_pool_pages)"
+	echo "named_now=$(cat /sys/class/net/dx0/pp_frag_pool_pages)"
+	echo 0 >/sys/class/net/d0/xps_dev_flow_table_cnt
+' 2>&1) || fail "user namespace shell: $out"
+while read -r l; do ktap_diag "userns: $l"; done <<<"$out"
+grep -qx "xps=ok" <<<"$out" || fail "userns root could not enable an xps_flow table on its own device"
+grep -qx "xps_now=4096" <<<"$out" || fail "table size in the userns"
+grep -qx "pp=refused: Operation not permitted" <<<"$out" ||
+	fail "userns root's pp_frag_pool_pages write was not refused with EPERM"
+grep -qx "pp_now=0" <<<"$out" || fail "a refused pool write changed the pool"
+grep -qx "named_now=0" <<<"$out" || fail "devices=dx0 gave a container's dx0 a pool"
+
+# ---- 2. the table is charged to the writer's memory cgroup
+[ -f $CG/cgroup.controllers ] || fail "no cgroup2 at $CG"
+grep -qw memory $CG/cgroup.controllers || fail "no memory controller"
+echo +memory >$CG/cgroup.subtree_control || fail "enable the memory controller"
+mkdir $CG/xnet61
+echo 4M >$CG/xnet61/memory.max || fail "memory.max"
+$IP link add d0 numtxqueues 4 numrxqueues 4 type dummy || fail "ip link add d0"
+F=/sys/class/net/d0/xps_dev_flow_table_cnt
+rc=0
+bash -c "echo \$\$ >$CG/xnet61/cgroup.procs && echo 1048576 >$F" 2>"$XNET_TMP/cg.err" || rc=$?
+read -r ev < <(grep '^max ' $CG/xnet61/memory.events) || true
+ktap_diag "in the 4 MiB cgroup: exit $rc ($(tr '\n' ' ' <"$XNET_TMP/cg.err")), memory.events $ev"
+[ "$rc" -ne 0 ] || fail "an 8 MiB table was enabled inside a 4 MiB memory cgroup (not charged)"
+expect_eq "$(cat $F)" 0 "table after the refused write"
+echo 1048576 >$F || fail "the same table outside the cgroup"
+expect_eq "$(cat $F)" 1048576 "table outside the cgroup"
+echo 0 >$F
+
+# ---- 3. devices= follows a rename in the initial namespace
+$IP link add dy0 type dummy || fail "ip link add dy0"
+expect_eq "$(cat /sys/class/net/dy0/pp_frag_pool_pages)" 0 "dy0 before the rename"
+$IP link set dy0 name dx0 || fail "rename dy0 to dx0"
+expect_eq "$(cat /sys/class/net/dx0/pp_frag_pool_pages)" 16 "pool of dx0 after the rename"
+$IP link del dx0
+$IP link del d0
+unload_mod pp_frag
+unload_mod xps_flow
