@@ -194,6 +194,10 @@ MODULE_PARM_DESC(flow_entries, "wire flow table entries per device");
 static bool tn_select_queue;
 module_param_named(select_queue, tn_select_queue, bool, 0444);
 MODULE_PARM_DESC(select_queue, "devices get an ndo_select_queue (debugfs select_txq)");
+static bool tn_optout_first = true;
+module_param_named(optout_first, tn_optout_first, bool, 0444);
+MODULE_PARM_DESC(optout_first,
+		 "opt out of pp_frag DMA in a NETDEV_UNREGISTER notifier of priority 1, before pp_frag's (N: priority 0, after it if pp_frag loaded first, as a driver that does not order its notifier)");
 
 static struct dentry *tn_dbg_root;
 static atomic_t tn_ids = ATOMIC_INIT(0);
@@ -1946,7 +1950,7 @@ static int tn_netdev_event(struct notifier_block *nb, unsigned long event,
 	return NOTIFY_DONE;
 }
 
-/* Before the notifiers of priority 0 (pp_frag's among them). */
+/* Before the notifiers of priority 0 (pp_frag's among them), or not. */
 static struct notifier_block tn_notifier = {
 	.notifier_call = tn_netdev_event,
 	.priority = 1,
@@ -1964,6 +1968,7 @@ static int tn_start(void)
 	int err;
 
 	tn_dbg_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	tn_notifier.priority = tn_optout_first ? 1 : 0;
 	err = register_netdevice_notifier(&tn_notifier);
 	if (err)
 		goto err_dbg;

@@ -194,14 +194,15 @@ refcnt
 expect_eq "$R" 0 "pp_frag refcnt after rmmod of the test NIC"
 unload_mod pp_frag
 
-# ---- 7. pp_frag loaded before the test NIC (its notifier runs first on
-# unregister), opted in, a pool page busy in a task's page_frag when the
+# ---- 7. pp_frag loaded before the test NIC, whose notifier then runs after
+# pp_frag's on unregister (optout_first=0, as a driver that does not order
+# it), opted in, a pool page busy in a task's page_frag when the
 # device goes, then the NIC (and its DMA device) unloaded: the mapping went
 # with the device, the orphan holds none, and releasing it touches no freed
 # device (KASAN on the debug kernel).
 load_mod pp_frag/pp_frag
 $IP netns del $NS
-tn_setup
+TN_PARAMS=optout_first=0 tn_setup
 trap cleanup EXIT # after tn_setup's own
 wput $POOLF 64 || fail "pool on tn0"
 wput "$OPTIN" 1 || fail "opt-in tn0"

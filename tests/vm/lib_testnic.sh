@@ -139,7 +139,8 @@ tn_setup() {
 	# back for tens of ms, and every sent test packet must reach the wire.
 	wput /proc/sys/net/core/default_qdisc pfifo_fast || fail "default_qdisc"
 	! mod_loaded $MOD || fail "$MOD already loaded"
-	load_mod $KO pairs=1 txqs=4
+	# shellcheck disable=SC2086 # TN_PARAMS: more module parameters
+	load_mod $KO pairs=1 txqs=4 ${TN_PARAMS:-}
 	{ [ -d $D/tn0 ] && [ -d $D/tn1 ]; } || fail "no debugfs dirs tn0/tn1"
 	[ -d /sys/class/net/tn0/queues/tx-3 ] || fail "tn0 has no tx-3"
 	$IP netns add $NS || fail "ip netns add"
