@@ -17,7 +17,7 @@
 # Each tier ends with "<tier>: N passed, N failed[, N skipped]"; a tier
 # that exits non-zero without failing a counted test counts one failure.
 # The last line is the total: "N passed, N failed, N skipped" (a skipped
-# test is not counted as passed). Exit status 0 only if nothing failed.
+# test is not counted as passed, nor is a baseline: tests/vm/20). Exit status 0 only if nothing failed.
 # XNET_TIERS="user build" runs a subset. XNET_KUNIT_ARCHS="um x86_64" makes
 # the kunit tier also run the suites in an x86_64 kernel under QEMU with 2
 # CPUs (scripts/kunit.sh --arch x86_64: the cases that need a real CPU
@@ -62,7 +62,7 @@ for t in $tiers; do
 	fi
 	rc=${PIPESTATUS[0]}
 	secs=$(($(date +%s) - start))
-	p=0 f=0 sk=0
+	p=0 f=0 sk=0 bl=0
 	if [ "$t" = kunit ]; then
 		# One "kunit: N passed, N failed" line per architecture.
 		while read -r line; do
@@ -75,6 +75,7 @@ for t in $tiers; do
 			p=$(echo "$line" | sed -E 's/^[a-z]+: ([0-9]+) passed.*/\1/')
 			f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
 			[[ $line =~ ,\ ([0-9]+)\ skipped ]] && sk=${BASH_REMATCH[1]}
+			[[ $line =~ ,\ ([0-9]+)\ baseline ]] && bl=${BASH_REMATCH[1]}
 		fi
 	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -84,7 +85,9 @@ for t in $tiers; do
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	total_skip=$((total_skip + sk))
-	summary+=("$(printf '%-7s %5d passed %5d failed %3d skipped %5ds' "$t" "$p" "$f" "$sk" "$secs")")
+	note=
+	[ "$bl" -eq 0 ] || note=" (+$bl baseline, not counted)"
+	summary+=("$(printf '%-7s %5d passed %5d failed %3d skipped %5ds%s' "$t" "$p" "$f" "$sk" "$secs" "$note")")
 done
 
 echo "=== summary (logs in $logs)"

@@ -55,7 +55,12 @@
 #   timeout raises the boot timeout; icount=1 boots that test as --icount
 #   does; tcg=single boots it with single-threaded TCG (vCPUs take turns on
 #   one host thread: for tests that patch kernel text while another vCPU
-#   runs it, see tcg_single_args below).
+#   runs it, see tcg_single_args below); baseline=1 marks a test of the
+#   tools on stock kernel code only: when it passes it is reported
+#   "ok N NAME # baseline" and counted as a baseline, not as passed (a
+#   failing baseline fails the run: the tools the other tests rely on are
+#   broken); nodebug="WHY" leaves the test out of --debug runs (reported
+#   "ok N NAME # SKIP not in the debug tier: WHY", counted as skipped).
 # Env: XNET_SRC (project dir, default: this checkout), XNET_VM_TESTDIR (dir of
 #   tests, default tests/vm), XNET_KVER (guest kernel version, default: from
 #   the kernel image), XNET_VM_ACCEL (kvm|tcg, default: probe once, cached),
@@ -72,7 +77,8 @@
 #   leaves behind are killed afterwards; taint is checked per test (new bits).
 #
 # Output: KTAP (one test case per script), then "vmtest: N passed, N failed,
-# N skipped" (a skipped test is not a passed one).
+# N skipped, N baseline" (a skipped test is not a passed one, nor is a
+# baseline).
 # Exit 0 only if nothing failed: test failure, timeout, guest crash, kernel
 # console problem (BUG/WARNING/Oops/lockdep/...), or new taint beyond O|E.
 set -euo pipefail
@@ -175,8 +181,12 @@ selftest() {
 		# vmtest: mem=768
 		echo c >/proc/sysrq-trigger	# kernel panic: QEMU ends at once
 	EOF
+	cat >"$d/0a-baseline.sh" <<-'EOF'
+		# vmtest: cpus=1 append="xnet_selftest=1" baseline=1
+		true
+	EOF
 	local -a wants=() dbg=()
-	local total='2 passed, 6 failed, 1 skipped'
+	local total='2 passed, 6 failed, 1 skipped, 1 baseline'
 	# The debug kernel's checkers: one deliberate bug each (tests/faults),
 	# every one must fail its test with the checker's report. KASAN's
 	# report turns lockdep off: it gets a boot of its own. The harness's
@@ -185,7 +195,7 @@ selftest() {
 	if [ $opt_debug -eq 1 ]; then
 		dbg=(--debug)
 		rm -f "$d"/0*.sh
-		total='0 passed, 7 failed, 0 skipped'
+		total='0 passed, 7 failed, 0 skipped, 0 baseline'
 		local f n=10 hdr
 		for f in rcu atomic_sleep ubsan odebug leak lockdep kasan; do
 			hdr='# vmtest: append="xnet_selftest=faults"'
@@ -226,7 +236,7 @@ selftest() {
 		'# vmtest: new kernel taint 64 \(U\)' '# vmtest: timeout .* 07-hang' \
 		'# hanging now' '# vmtest: not run' \
 		'# vmtest: guest stopped .* while 09-crash was running' \
-		'# vmtest: console: .*Kernel panic'; do
+		'# vmtest: console: .*Kernel panic' '^ok [0-9]+ 0a-baseline # baseline '; do
 		[ $opt_debug -eq 0 ] || break
 		grep -Eq "$want" <<<"$out" || { echo "# selftest: missing /$want/"; bad=1; }
 	done
@@ -440,9 +450,10 @@ if [ "$opt_mode" = tests ]; then
 fi
 
 # Boot needs from "# vmtest: k=v ..." header lines.
-parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_icount
+parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_icount n_baseline
 	local line rest k v
-	n_cpus=$opt_cpus n_mem=$opt_mem n_append='' n_qemu='' n_timeout=$opt_timeout
+	n_cpus=$opt_cpus n_mem=$opt_mem n_append='' n_qemu='' n_timeout=$opt_timeout n_baseline=0
+	n_nodebug=
 	n_icount=$opt_icount
 	[ "$n_icount" = 1 ] || n_icount=0
 	n_taint_ok=$((4096 | 8192))
@@ -467,6 +478,8 @@ parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_ic
 			qemu) n_qemu+="${n_qemu:+ }$v" ;;
 			livepatch) [ "$v" = 1 ] && n_taint_ok=$((n_taint_ok | 32768)) ;;
 			icount) [ "$v" = 1 ] && n_icount=1 ;;
+			baseline) [ "$v" = 1 ] && n_baseline=1 ;;
+			nodebug) n_nodebug=$v ;;
 			tcg)
 				[ "$v" = single ] || die "$1: tcg=$v (only tcg=single)"
 				[ "$n_icount" = 1 ] || n_icount=single
@@ -582,10 +595,14 @@ fi
 
 # ---------------------------------------------------------------- tests
 [ ${#tests[@]} -gt 0 ] || die "no tests found in $testdir"
-declare -A grp_tests=() grp_timeout=() t_taint_ok=()
-grp_order=()
+declare -A grp_tests=() grp_timeout=() t_taint_ok=() t_baseline=()
+grp_order=() nodebug=()
 for t in "${tests[@]}"; do
 	parse_needs "$t"
+	if [ $opt_debug -eq 1 ] && [ -n "$n_nodebug" ]; then
+		nodebug+=("$(basename "$t" .sh)$US$n_nodebug")
+		continue
+	fi
 	key="$n_cpus$US$n_mem$US$n_append$US$n_qemu$US$n_icount"
 	if [ -z "${grp_tests[$key]+x}" ]; then
 		grp_order+=("$key")
@@ -595,12 +612,18 @@ for t in "${tests[@]}"; do
 	grp_tests[$key]+="$t"$'\n'
 	[ "$n_timeout" -gt "${grp_timeout[$key]}" ] && grp_timeout[$key]=$n_timeout
 	t_taint_ok[$t]=$n_taint_ok
+	t_baseline[$t]=$n_baseline
 done
 
 echo "KTAP version 1"
 echo "1..${#tests[@]}"
 echo "# vmtest: kernel $kernel ($XNET_KVER), accel $accel, XNET_SRC=$XNET_SRC"
-num=0 passed=0 failed=0 skipped=0 nboot=0
+num=0 passed=0 failed=0 skipped=0 baseline=0 nboot=0
+# --debug: tests whose header says nodebug="why" are reported skipped.
+for e in "${nodebug[@]}"; do
+	num=$((num + 1)) skipped=$((skipped + 1))
+	echo "ok $num ${e%%"$US"*} # SKIP not in the debug tier: ${e#*"$US"}"
+done
 for key in "${grp_order[@]}"; do
 	nboot=$((nboot + 1))
 	IFS=$US read -r cpus mem append extra icount <<<"$key"
@@ -678,15 +701,21 @@ for key in "${grp_order[@]}"; do
 				block+=${block:+$'\n'}"    # vmtest: ${why[j]}"
 			done
 		fi
+		# A baseline passes or fails like any test, but is not counted
+		# as a passed test of the project: it tests the tools.
+		if [ "${t_baseline[$t]}" = 1 ] && [[ $result == ok* ]] && [[ $result != *'# SKIP'* ]]; then
+			result+=" # baseline (stock kernel code only: validates the test tools)"
+		fi
 		[ -z "$block" ] || printf '%s\n' "$block"
 		echo "$result"
 		case $result in
 		ok*'# SKIP'*) skipped=$((skipped + 1)) ;;
+		ok*'# baseline'*) baseline=$((baseline + 1)) ;;
 		ok*) passed=$((passed + 1)) ;;
 		*) failed=$((failed + 1)) ;;
 		esac
 	done
 done
 [ $failed -eq 0 ] || failed_any=1
-echo "vmtest: $passed passed, $failed failed, $skipped skipped"
+echo "vmtest: $passed passed, $failed failed, $skipped skipped, $baseline baseline"
 [ $failed -eq 0 ]

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900
+# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900 baseline=1
+# vmtest: nodebug="a baseline of the stock drivers: no project code"
 #
-# Validates the NVMe/TCP test tooling (tests/vm/lib_nvme.sh) with the stock
+# A baseline, not a test of the project (reported "# baseline", not counted
+# as passed). Validates the NVMe/TCP test tooling (tests/vm/lib_nvme.sh) with the stock
 # drivers only: no project module. The in-tree nvme_tcp.so_priority=5 and
 # nvmet_tcp.so_priority=3 are set before the port is enabled and before the
 # host connects ("nvme connect"), then 2 s of fio:

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vmtest: cpus=2 timeout=600
+# vmtest: nodebug="tests the test NIC itself, not a project module"
 #
 # The test NIC (tests/testnic/xnet_testnic.ko): a pair tn0 <-> tn1 with
 # tn1 in a netns, 4 TX queues, XPS CPU0 -> tx-0, CPU1 -> tx-1.

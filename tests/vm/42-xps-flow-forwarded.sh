@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vmtest: cpus=2 timeout=600
+# vmtest: nodebug="forwarded packets take the socketless path through xps_flow that 41 runs here"
 #
 # Socketless traffic: UDP test-header flows from a sender in netns "src"
 # are forwarded by init_net onto the BQL test NIC tn0 (tx-0 completing

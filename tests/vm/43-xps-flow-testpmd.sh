@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vmtest: cpus=2 timeout=300
+# vmtest: nodebug="DPDK testpmd traffic takes the AF_PACKET path through xps_flow that 41 runs here"
 #
 # xps_flow with DPDK testpmd (22.11, net_af_packet ports) on the BQL test
 # NIC (tn0 <-> tn1, XPS CPU0 -> tx-0, CPU1 -> tx-1).
