@@ -4,7 +4,8 @@
 # Build (or reuse) the debug guest kernel: Debian's linux-source-6.1 (the
 # guest kernel's own source, scripts/ksrc.sh) configured as allnoconfig plus
 # scripts/vm/debug.config (KASAN, lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP,
-# debug objects, kmemleak, UBSAN, PREEMPT, failslab/fail_page_alloc).
+# debug objects, kmemleak, UBSAN, PREEMPT, failslab/fail_page_alloc), with
+# the stock-code patches of scripts/vm/patches/ (each says why).
 #
 #   scripts/vm/debug-kernel.sh           build if needed; print the build dir
 #   scripts/vm/debug-kernel.sh --check   exit 0 if the cached kernel is
@@ -33,8 +34,9 @@ die() {
 }
 
 ksrc=$("$repo/scripts/ksrc.sh")
+patches=("$here"/patches/*.patch)
 stamp=$( {
-	cat "$frag" "${BASH_SOURCE[0]}"
+	cat "$frag" "${BASH_SOURCE[0]}" "${patches[@]}"
 	cat "$cache/src/linux-source-6.1.stamp" 2>/dev/null
 	gcc --version | head -n 1
 } | sha256sum | cut -c1-16)
@@ -73,6 +75,23 @@ verify_config() {
 	return $bad
 }
 
+# scripts/vm/patches: changes to stock kernel code the debug kernel needs
+# (each says why), applied to the shared source tree once (idempotent: a
+# patch that reverses cleanly is in already). None touches what the KUnit
+# tier builds.
+apply_patches() {
+	local p
+
+	for p in "${patches[@]}"; do
+		if patch -d "$ksrc" -p1 -R -s -f --dry-run <"$p" >/dev/null 2>&1; then
+			continue
+		fi
+		patch -d "$ksrc" -p1 -N -s <"$p" >&2 || die "$p does not apply to $ksrc"
+		echo "debug-kernel: applied $(basename "$p")" >&2
+	done
+}
+
+apply_patches
 mkdir -p "$out"
 start=$(date +%s)
 echo "debug-kernel: building in $out from $ksrc (-j$jobs); a cold build takes a while" >&2
