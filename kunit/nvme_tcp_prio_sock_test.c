@@ -679,7 +679,7 @@ static void nvme_tcp_prio_sock_exit_restores(struct kunit *test)
 {
 	struct sock_test *t = test->priv;
 	struct host_cfg cfg = nvme_cfg;
-	struct socket *a, *b, *c, *d;
+	struct socket *a, *b, *c, *d, *e;
 	unsigned int ref_a, ref_b;
 	struct snap s;
 
@@ -713,17 +713,26 @@ static void nvme_tcp_prio_sock_exit_restores(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snap().untracked, 2L);
 
 	/*
-	 * Loaded again: existing sockets are adopted only by callbacks of the
-	 * nvme_tcp module, which these do not have.
+	 * Loaded again: existing sockets set up as nvme-tcp's (these have no
+	 * nvme_tcp callbacks, as a queue between connect and start_queue)
+	 * are adopted by their setup and get the config (b's 9 is replaced:
+	 * as at any load, the priority before is kept for the restore); a
+	 * socket set up otherwise is not.
 	 */
+	e = connected(test, AF_INET, &missing_cfgs[0], NVME_PORT);
 	KUNIT_ASSERT_EQ(test, nvprio_init(&nvme_tcp_prio_ops), 0);
 	t->engine = true;
-	KUNIT_EXPECT_EQ(test, snap().tracked, 0U);
-	KUNIT_EXPECT_EQ(test, prio_of(c), 0U);
+	KUNIT_EXPECT_EQ(test, snap().tracked, 2U);
+	KUNIT_EXPECT_TRUE(test, tracked(b->sk));
+	KUNIT_EXPECT_TRUE(test, tracked(c->sk));
+	KUNIT_EXPECT_FALSE(test, tracked(e->sk));
+	KUNIT_EXPECT_EQ(test, prio_of(b), 3U);
+	KUNIT_EXPECT_EQ(test, prio_of(c), 3U);
+	KUNIT_EXPECT_EQ(test, prio_of(e), 0U);
 	d = connected(test, AF_INET, &nvme_cfg, NVME_PORT);
 	KUNIT_EXPECT_EQ(test, prio_of(d), 3U);
 	KUNIT_EXPECT_TRUE(test, tracked(d->sk));
-	KUNIT_EXPECT_EQ(test, snap().tracked, 1U);
+	KUNIT_EXPECT_EQ(test, snap().tracked, 3U);
 }
 
 /* IPv6 host sockets, and rules on raddr telling the families apart. */
