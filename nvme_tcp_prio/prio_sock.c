@@ -333,9 +333,9 @@ static void nvprio_track(struct sock *sk, enum nvprio_role role, bool adopt)
 		atomic_long_inc(&nvprio_nomem);
 		return;
 	}
-	if (!adopt)
+	if (!adopt) {
 		sock_hold(sk);
-	else if (!refcount_inc_not_zero(&sk->sk_refcnt)) {
+	} else if (!refcount_inc_not_zero(&sk->sk_refcnt)) {
 		kfree(e);
 		return;
 	}

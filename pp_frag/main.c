@@ -219,8 +219,9 @@ static ssize_t pp_frag_pool_pages_store(struct device *d,
 		return -EPERM;
 	if (xnet_parse_u32(buf, len, 0, XNET_FRAG_MAX_PAGES, &req, &res) != XNET_OK) {
 		pr_err_ratelimited("%s: pp_frag_pool_pages: '%.*s' refused: %s (0..%u)\n",
-		       netdev_name(dev), (int)min_t(size_t, strcspn(buf, "\n"), 32),
-		       buf, xnet_err_str(res.err), XNET_FRAG_MAX_PAGES);
+				   netdev_name(dev),
+				   (int)min_t(size_t, strcspn(buf, "\n"), 32),
+				   buf, xnet_err_str(res.err), XNET_FRAG_MAX_PAGES);
 		return -EINVAL;
 	}
 	if (!rtnl_trylock())

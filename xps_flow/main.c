@@ -76,8 +76,9 @@ static ssize_t xps_dev_flow_table_cnt_store(struct device *d,
 		return -EPERM;
 	if (xnet_parse_u32(buf, len, 0, XNET_XPS_MAX_ENTRIES, &req, &res) != XNET_OK) {
 		pr_warn_ratelimited("%s: xps_dev_flow_table_cnt: '%.*s' refused: %s (0..%u)\n",
-			netdev_name(dev), (int)min_t(size_t, strcspn(buf, "\n"), 32),
-			buf, xnet_err_str(res.err), XNET_XPS_MAX_ENTRIES);
+				    netdev_name(dev),
+				    (int)min_t(size_t, strcspn(buf, "\n"), 32),
+				    buf, xnet_err_str(res.err), XNET_XPS_MAX_ENTRIES);
 		return -EINVAL;
 	}
 	if (xnet_table_size(req, XNET_XPS_MAX_ENTRIES, &size) != XNET_OK)
