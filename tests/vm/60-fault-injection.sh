@@ -52,25 +52,28 @@ load_each() {
 	! mod_loaded "$name" || fail "$name left loaded"
 }
 
+# sysfs_of MOD FILE: load MOD, its per-device FILE of $DEV into F.
+sysfs_of() {
+	load_mod "$1/$1"
+	F=/sys/class/net/$DEV/$2
+	[ -f "$F" ] || fail "no $F"
+}
+
 xps_table() {
-	local f=/sys/class/net/$DEV/xps_dev_flow_table_cnt
-	load_mod xps_flow/xps_flow
-	[ -f $f ] || fail "no $f"
-	failnth write $f 4096 || fail "xps_dev_flow_table_cnt under fault injection"
-	expect_eq "$(cat $f)" 0 "table off after the last undo"
-	echo 1024 >$f || fail "enable after the run"
-	failnth write $f 65536 || fail "table resize under fault injection"
-	expect_eq "$(cat $f)" 1024 "table size after the last undo"
-	echo 0 >$f
+	sysfs_of xps_flow xps_dev_flow_table_cnt
+	failnth write "$F" 4096 || fail "xps_dev_flow_table_cnt under fault injection"
+	expect_eq "$(cat "$F")" 0 "table off after the last undo"
+	echo 1024 >"$F" || fail "enable after the run"
+	failnth write "$F" 65536 || fail "table resize under fault injection"
+	expect_eq "$(cat "$F")" 1024 "table size after the last undo"
+	echo 0 >"$F"
 	unload_mod xps_flow
 }
 
 pp_pool() {
-	local f=/sys/class/net/$DEV/pp_frag_pool_pages
-	load_mod pp_frag/pp_frag
-	[ -f $f ] || fail "no $f"
-	failnth write $f 64 || fail "pp_frag_pool_pages under fault injection"
-	expect_eq "$(cat $f)" 0 "pool off after the last undo"
+	sysfs_of pp_frag pp_frag_pool_pages
+	failnth write "$F" 64 || fail "pp_frag_pool_pages under fault injection"
+	expect_eq "$(cat "$F")" 0 "pool off after the last undo"
 	unload_mod pp_frag
 }
 

@@ -54,6 +54,19 @@ def get_nth(fd):
     return int(os.pread(fd, 32, 0).decode().strip() or 0)
 
 
+def injected(nth_fd, n, call):
+    """call() with fail-nth n: (its errno or 0, what fail-nth reads after)."""
+    set_nth(nth_fd, n)
+    try:
+        call()
+        err = 0
+    except OSError as e:
+        err = e.errno
+    left = get_nth(nth_fd)
+    set_nth(nth_fd, 0)
+    return err, left
+
+
 def read_file(path):
     with open(path, "rb") as f:
         return f.read()
@@ -112,17 +125,9 @@ class WriteOp:
     def run(self, nth_fd, n):
         fd = os.open(self.path, os.O_WRONLY)
         try:
-            set_nth(nth_fd, n)
-            try:
-                os.write(fd, self.data)
-                err = 0
-            except OSError as e:
-                err = e.errno
-            left = get_nth(nth_fd)
-            set_nth(nth_fd, 0)
+            return injected(nth_fd, n, lambda: os.write(fd, self.data))
         finally:
             os.close(fd)
-        return err, left
 
     def unchanged(self):
         now = read_file(self.path)
@@ -142,17 +147,16 @@ class InsmodOp:
         if module_loaded(self.name):
             raise SystemExit(f"failnth: {self.name} is loaded already")
 
+    def finit(self, fd):
+        if libc.syscall(SYS_FINIT_MODULE, fd, ctypes.c_char_p(self.params), 0):
+            raise OSError(ctypes.get_errno(), "finit_module")
+
     def run(self, nth_fd, n):
         fd = os.open(self.ko, os.O_RDONLY)
         try:
-            set_nth(nth_fd, n)
-            rc = libc.syscall(SYS_FINIT_MODULE, fd, ctypes.c_char_p(self.params), 0)
-            err = ctypes.get_errno() if rc != 0 else 0
-            left = get_nth(nth_fd)
-            set_nth(nth_fd, 0)
+            return injected(nth_fd, n, lambda: self.finit(fd))
         finally:
             os.close(fd)
-        return err, left
 
     def unchanged(self):
         return f"{self.name} is loaded" if module_loaded(self.name) else None
