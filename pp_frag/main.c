@@ -283,36 +283,46 @@ static const struct attribute_group ppf_group = {
  * (when it appears, moves into init_net, or is renamed to that name); a
  * container's device of the same name does not. A pool it has stays.
  */
-static void ppf_named_pool(struct ppf_dev *pd)
+static int ppf_named_pool(struct ppf_dev *pd)
 {
 	struct net_device *dev = pd->dev;
 	unsigned int i;
 	int err;
 
 	if (pd->pool || !net_eq(dev_net(dev), &init_net))
-		return;
+		return 0;
 	for (i = 0; i < ppf_nnamed; i++) {
 		if (strcmp(ppf_named[i].name, netdev_name(dev)))
 			continue;
 		err = ppf_enable(pd, ppf_named[i].pages);
 		if (err && net_ratelimit())
 			netdev_warn(dev, "pp_frag: no pool: %d\n", err);
-		break;
+		return err;
 	}
+	return 0;
 }
 
-static void ppf_attach(struct net_device *dev)
+static bool ppf_loading;		/* register_netdevice_notifier() replays */
+static void ppf_detach(struct ppf_dev *pd);
+
+/*
+ * RTNL. 0, or an error when the device could not be handled or its
+ * devices= pool not made (warned, nothing of the device kept): the load
+ * fails with it (ppf_loading); a device registered later is only left
+ * without its sysfs files, or without its pool.
+ */
+static int ppf_attach(struct net_device *dev)
 {
 	struct ppf_dev *pd;
 	int err;
 
 	if (ppf_find(dev))
-		return;
+		return 0;
 	pd = kzalloc(sizeof(*pd), GFP_KERNEL_ACCOUNT);
 	if (!pd) {
 		if (net_ratelimit())
 			netdev_warn(dev, "pp_frag: out of memory, device not handled\n");
-		return;
+		return -ENOMEM;
 	}
 	pd->dev = dev;
 	err = sysfs_create_group(&dev->dev.kobj, &ppf_group);
@@ -320,14 +330,21 @@ static void ppf_attach(struct net_device *dev)
 		if (net_ratelimit())
 			netdev_warn(dev, "pp_frag: no sysfs files: %d\n", err);
 		kfree(pd);
-		return;
+		return err;
 	}
 	list_add(&pd->node, &ppf_devs);
-	ppf_named_pool(pd);
+	err = ppf_named_pool(pd);
+	if (err && READ_ONCE(ppf_loading)) {
+		/* The load fails: nothing of the device may stay behind. */
+		ppf_detach(pd);
+		return err;
+	}
+	return 0;
 }
 
 static void ppf_dma_off(struct ppf_dev *pd);
 
+/* RTNL. */
 static void ppf_detach(struct ppf_dev *pd)
 {
 	/*
@@ -351,7 +368,9 @@ static int ppf_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	switch (event) {
 	case NETDEV_REGISTER:
-		ppf_attach(dev);
+		/* At load (the notifier's replay) a failure fails the load. */
+		if (ppf_attach(dev) && READ_ONCE(ppf_loading))
+			return notifier_from_errno(-ENOMEM);
 		break;
 	case NETDEV_UNREGISTER:
 		pd = ppf_find(dev);
@@ -498,8 +517,13 @@ static int __init pp_frag_init(void)
 	err = ppf_hook_init();
 	if (err)
 		goto err_shrinker;
-	/* Replays NETDEV_REGISTER for every existing device, in every netns. */
+	/*
+	 * Replays NETDEV_REGISTER for every existing device, in every netns;
+	 * on an error it replays NETDEV_UNREGISTER for those done (detached).
+	 */
+	WRITE_ONCE(ppf_loading, true);
 	err = register_netdevice_notifier(&ppf_notifier);
+	WRITE_ONCE(ppf_loading, false);
 	if (err)
 		goto err_hook;
 	ppf_debugfs = debugfs_create_dir("pp_frag", NULL);

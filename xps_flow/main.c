@@ -147,14 +147,20 @@ static const struct attribute_group xfl_group = {
 	.attrs = xfl_attrs,
 };
 
-/* RTNL held. */
-static void xfl_attach(struct net_device *dev)
+static void xfl_detach(struct xfl_dev *xd);
+
+/*
+ * RTNL held. 0, or an error when the device could not be handled (warned,
+ * nothing of it left): the load fails with it (xfl_loading), a device
+ * registered later is only left without steering.
+ */
+static int xfl_attach(struct net_device *dev)
 {
 	struct xfl_dev *xd;
 	int err;
 
 	if (dev->num_tx_queues < 2 || xfl_find(dev))
-		return;
+		return 0;
 	/* Charged to the creator of the device (a container's root can). */
 	xd = kzalloc(sizeof(*xd), GFP_KERNEL_ACCOUNT);
 	if (!xd)
@@ -169,16 +175,22 @@ static void xfl_attach(struct net_device *dev)
 			netdev_warn(dev, "xps_flow: no sysfs files: %d\n", err);
 		free_percpu(xd->stats);
 		kfree(xd);
-		return;
+		return err;
 	}
 	list_add(&xd->node, &xfl_devs);
 	xfl_hash_add(xd);
-	xfl_queues_add(xd);
-	return;
+	err = xfl_queues_add(xd);
+	if (err) {
+		if (net_ratelimit())
+			netdev_warn(dev, "xps_flow: no per-queue files: %d\n", err);
+		xfl_detach(xd);
+	}
+	return err;
 nomem:
 	kfree(xd);
 	if (net_ratelimit())
 		netdev_warn(dev, "xps_flow: out of memory, device not handled\n");
+	return -ENOMEM;
 }
 
 /*
@@ -197,6 +209,8 @@ static void xfl_detach(struct xfl_dev *xd)
 	kfree(xd);
 }
 
+static bool xfl_loading;		/* register_netdevice_notifier() replays */
+
 static int xfl_netdev_event(struct notifier_block *nb, unsigned long event,
 			    void *ptr)
 {
@@ -205,7 +219,9 @@ static int xfl_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	switch (event) {
 	case NETDEV_REGISTER:
-		xfl_attach(dev);
+		/* At load (the notifier's replay) a failure fails the load. */
+		if (xfl_attach(dev) && READ_ONCE(xfl_loading))
+			return notifier_from_errno(-ENOMEM);
 		break;
 	case NETDEV_DOWN:
 		/* Closing a device resets its BQL counters: old heads mean nothing. */
@@ -228,9 +244,17 @@ static struct notifier_block xfl_notifier = {
 
 static int xfl_start(void)
 {
+	int err;
+
 	xfl_key_init();
-	/* Replays NETDEV_REGISTER for every existing device, in every netns. */
-	return register_netdevice_notifier(&xfl_notifier);
+	/*
+	 * Replays NETDEV_REGISTER for every existing device, in every netns;
+	 * on an error it replays NETDEV_UNREGISTER for those done (detached).
+	 */
+	WRITE_ONCE(xfl_loading, true);
+	err = register_netdevice_notifier(&xfl_notifier);
+	WRITE_ONCE(xfl_loading, false);
+	return err;
 }
 
 static void xfl_stop(void)

@@ -47,16 +47,20 @@ static const struct attribute_group xfl_queue_group = {
 };
 
 /* Add the files to every real TX queue. RTNL held. */
-void xfl_queues_add(struct xfl_dev *xd)
+int xfl_queues_add(struct xfl_dev *xd)
 {
 	struct net_device *dev = xd->dev;
 	unsigned int i;
+	int err = 0;
 
-	for (i = 0; i < dev->real_num_tx_queues; i++)
-		if (sysfs_create_group(&netdev_get_tx_queue(dev, i)->kobj,
-				       &xfl_queue_group))
+	for (i = 0; i < dev->real_num_tx_queues; i++) {
+		err = sysfs_create_group(&netdev_get_tx_queue(dev, i)->kobj,
+					 &xfl_queue_group);
+		if (err)
 			break;
+	}
 	xd->nr_queue_files = i;
+	return err;
 }
 
 /*

@@ -60,7 +60,7 @@ void xfl_hooks_free(void);			/* module exit, nothing hooked */
 const char *xfl_ops_comparer(const struct net_device *dev,
 			     const char *const *names, unsigned int n);
 u32 xfl_entries_in_use(struct xfl_dev *xd);
-void xfl_queues_add(struct xfl_dev *xd);		/* RTNL held */
+int xfl_queues_add(struct xfl_dev *xd);		/* RTNL held */
 void xfl_queues_del(struct xfl_dev *xd);		/* RTNL held */
 void xfl_key_init(void);			/* before any device is hooked */
 
