@@ -19,7 +19,9 @@ image, symbols, sysfs) come first and the module's init last: the window
 covers the init and what follows it, without ~300 loads per module. That
 the window starts before the init is checked: the first point's failure
 is reported with its stack (failslab/fail_page_alloc verbose=2 for that
-one run), which must hold no frame of the module ("[name]").
+one run), which must hold no frame of the module ("[name]") nor of
+do_init_module() (the loader's steps after the init); else the window
+grows by half its size, up to 4 times.
 
 After every injected failure:
   - the call fails with ENOMEM (kernfs, the module loader and the modules
@@ -165,6 +167,38 @@ class InsmodOp:
         return None if rmmod(self.name) else f"rmmod {self.name} failed"
 
 
+def window_starts_in_loader(op, nth_fd, first, label, width):
+    """0 if the first reported failure from point @first on is the loader's
+    before the init: no frame of the module, none of do_init_module() (an
+    allocation with __GFP_NOWARN fails without a report: the next point is
+    tried, up to 20); 2 if it is later (the window must grow); 1 on a
+    problem."""
+    tag = f"[{op.name}]"
+    for n in range(first, first + 20):
+        kfd = kmsg_open()
+        set_verbose(2)
+        try:
+            err, left = op.run(nth_fd, n)
+        finally:
+            set_verbose(0)
+        lines = kmsg_read(kfd)
+        os.close(kfd)
+        why = op.unchanged() if err else op.undo()
+        if why:
+            print(f"failnth: {label}: point {n}: {why}")
+            return 1
+        if not any("FAULT_INJECTION" in line for line in lines):
+            continue
+        late = [line for line in lines if tag in line or "do_init_module" in line]
+        if late:
+            print(f"failnth: {label}: the window of {width} points starts at or after "
+                  f"the init ({late[0]})")
+            return 2
+        return 0
+    print(f"failnth: {label}: no failure report for points {first}..{first + 19}")
+    return 1
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--last", type=int, default=0)
@@ -187,31 +221,18 @@ def main():
         if why:
             print(f"failnth: {label}: undo: {why}")
             return 1
-        first = max(1, total - args.last + 1)
-        if args.op == "insmod" and first > 1:
-            kfd = kmsg_open()
-            set_verbose(2)
-            try:
-                err, left = op.run(nth_fd, first)
-            finally:
-                set_verbose(0)
-            lines = kmsg_read(kfd)
-            os.close(kfd)
-            why = op.unchanged() if err else op.undo()
-            if why:
-                print(f"failnth: {label}: point {first}: {why}")
+        width = args.last
+        first = max(1, total - width + 1)
+        while args.op == "insmod" and first > 1:
+            bad = window_starts_in_loader(op, nth_fd, first, label, width)
+            if bad == 1 or (bad == 2 and width >= 4 * args.last):
                 return 1
-            tag = f"[{op.name}]"
-            ours = [l for l in lines if tag in l]
-            if not any("FAULT_INJECTION" in l for l in lines):
-                print(f"failnth: {label}: point {first}: no failure report in the log")
-                return 1
-            if ours:
-                print(f"failnth: {label}: the window of {args.last} points starts in the "
-                      f"module's own code ({ours[0]}): make it larger")
-                return 1
-            print(f"failnth: {label}: {total} points, the window {first}..{total} "
-                  f"starts in the loader (checked)")
+            if bad == 0:
+                print(f"failnth: {label}: {total} points, the window {first}..{total} "
+                      f"starts in the loader before the init (checked)")
+                break
+            width += args.last // 2
+            first = max(1, total - width + 1)
     kinds = {}
     for n in range(first, first + args.max):
         err, left = op.run(nth_fd, n)
