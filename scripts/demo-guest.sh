@@ -105,6 +105,9 @@ run cat /sys/class/net/tn0/xps_flow_stats
 echo "per-queue BQL counters of the test NIC:"
 cut -c1-100 $D/tn0/queues | head -3
 run bash -c "echo 1024x > /sys/class/net/tn0/xps_dev_flow_table_cnt" || true
+# Steering pins the module: rmmod is refused until every table is off.
+run /sbin/rmmod xps_flow || true
+run bash -c "echo 0 > /sys/class/net/tn0/xps_dev_flow_table_cnt"
 run /sbin/rmmod xps_flow
 reorder_run "after rmmod:"
 tn_cleanup
