@@ -146,17 +146,23 @@ tn_setup() {
 	$IP netns add $NS || fail "ip netns add"
 	$IP link set tn1 netns $NS || fail "moving tn1 to $NS"
 	[ -d $D/tn1 ] || fail "debugfs tn1 gone after the netns move"
+	# XPS maps before the links go up: the first map flips the kernel's
+	# xps_needed static key, i.e. rewrites netdev_pick_tx()'s text. With
+	# tn0/tn1 up, their MLD reports run that code on the other vCPU, and
+	# QEMU 7.2's multi-threaded TCG once kept that vCPU on a stale
+	# translation for good (soft lockup at netdev_pick_tx+0x5b, a jump-label
+	# site, with the same registers in every report; cf. tests/vm/52).
+	local q
+	for q in 0 1 2 3; do
+		wput /sys/class/net/tn0/queues/tx-$q/xps_cpus $(((q < 2) * (1 << q))) ||
+			fail "xps_cpus of tx-$q"
+	done
 	$IP addr add 10.99.0.1/24 dev tn0
 	$IP link set tn0 up
 	$IP -n $NS addr add 10.99.0.2/24 dev tn1
 	$IP -n $NS link set lo up
 	$IP -n $NS link set tn1 up
 	wait_until 5 carrier_up tn0 || fail "tn0 has no carrier"
-	local q
-	for q in 0 1 2 3; do
-		wput /sys/class/net/tn0/queues/tx-$q/xps_cpus $(((q < 2) * (1 << q))) ||
-			fail "xps_cpus of tx-$q"
-	done
 }
 
 # tn_fwd_setup SRC: a sender namespace SRC (vs0, 10.98.0.2) joined to
