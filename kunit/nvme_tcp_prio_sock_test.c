@@ -108,11 +108,11 @@ static bool entry_of(const struct sock *sk, struct nvprio_sock *out)
 	struct nvprio_sock *e;
 	unsigned long flags;
 
-	spin_lock_irqsave(&nvprio_lock, flags);
+	raw_spin_lock_irqsave(&nvprio_lock, flags);
 	e = nvprio_find(sk);
 	if (e)
 		*out = *e;
-	spin_unlock_irqrestore(&nvprio_lock, flags);
+	raw_spin_unlock_irqrestore(&nvprio_lock, flags);
 	return e;
 }
 
@@ -131,10 +131,10 @@ static unsigned int table_walk_count(void)
 	unsigned int n = 0;
 	int bkt;
 
-	spin_lock_irqsave(&nvprio_lock, flags);
+	raw_spin_lock_irqsave(&nvprio_lock, flags);
 	hash_for_each(nvprio_socks, bkt, e, node)
 		n++;
-	spin_unlock_irqrestore(&nvprio_lock, flags);
+	raw_spin_unlock_irqrestore(&nvprio_lock, flags);
 	return n;
 }
 
@@ -832,7 +832,7 @@ static void nvme_tcp_prio_sock_debugfs(struct kunit *test)
 	show(nvprio_stats_show, buf);
 	KUNIT_EXPECT_STREQ(test, buf,
 			   "tracked 3\ntagged 3\nreapplied 0\nrestored 0\n"
-			   "untracked 0\nforeign 1\nnomem 0\n");
+			   "untracked 0\nforeign 1\nnomem 0\nrescans 0\n");
 }
 
 static void pin_ephemeral_port(struct sock_test *t, bool pin)
@@ -909,6 +909,7 @@ static int nvme_tcp_prio_sock_init(struct kunit *test)
 	atomic_long_set(&nvprio_untracked, 0);
 	atomic_long_set(&nvprio_foreign, 0);
 	atomic_long_set(&nvprio_nomem, 0);
+	atomic_long_set(&nvprio_rescans, 0);
 	if (READ_ONCE(nvprio_count) || rcu_access_pointer(nvprio_rules))
 		return -EBUSY;
 
@@ -923,6 +924,55 @@ static int nvme_tcp_prio_sock_init(struct kunit *test)
 		return ret;
 	t->probe = true;
 	return 0;
+}
+
+/*
+ * The probe runs with preemption off and never allocates: with no spare
+ * entry left the socket is counted (nomem), and the refill work's rescan
+ * adopts it by its setup; the spares are back afterwards.
+ */
+static void nvme_tcp_prio_sock_spares_exhausted(struct kunit *test)
+{
+	struct nvprio_sock *e;
+	struct socket *sock;
+	unsigned long flags, end;
+	HLIST_HEAD(taken);
+	unsigned int n = 0;
+	struct snap s;
+
+	listener(test, AF_INET, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, set_so_priority("4"), 0);
+	sock = client(test, AF_INET, &nvme_cfg);
+	/* Hold the work off while the spares are gone: no refill meanwhile. */
+	cancel_work_sync(&nvprio_refill);
+	raw_spin_lock_irqsave(&nvprio_lock, flags);
+	while ((e = nvprio_spare_get())) {
+		hlist_add_head(&e->node, &taken);
+		n++;
+	}
+	raw_spin_unlock_irqrestore(&nvprio_lock, flags);
+	KUNIT_EXPECT_EQ(test, n, (unsigned int)NVPRIO_SPARES);
+
+	connect_to(test, sock, NVME_PORT);
+	s = snap();
+	/* Not tracked by the probe (the work may be rescanning already). */
+	KUNIT_EXPECT_GE(test, s.nomem, 1L);
+
+	/* Give the entries back through the normal path: refill, rescan. */
+	while (!hlist_empty(&taken)) {
+		e = hlist_entry(taken.first, struct nvprio_sock, node);
+		hlist_del(&e->node);
+		kfree(e);
+	}
+	queue_work(system_wq, &nvprio_refill);
+	end = jiffies + 2 * HZ;
+	while (!tracked(sock->sk) && time_before(jiffies, end))
+		usleep_range(2000, 5000);
+	KUNIT_EXPECT_TRUE(test, tracked(sock->sk));
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 4U);
+	flush_work(&nvprio_refill);
+	KUNIT_EXPECT_GE(test, atomic_long_read(&nvprio_rescans), 1L);
+	KUNIT_EXPECT_GE(test, READ_ONCE(nvprio_nspares), NVPRIO_SPARES / 2);
 }
 
 static void nvme_tcp_prio_sock_exit(struct kunit *test)
@@ -998,6 +1048,7 @@ static struct kunit_case nvme_tcp_prio_sock_cases[] = {
 	KUNIT_CASE(nvme_tcp_prio_sock_ipv6),
 	KUNIT_CASE(nvme_tcp_prio_sock_debugfs),
 	KUNIT_CASE(nvme_tcp_prio_sock_lport_at_established),
+	KUNIT_CASE(nvme_tcp_prio_sock_spares_exhausted),
 	{}
 };
 

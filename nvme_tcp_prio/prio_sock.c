@@ -78,13 +78,26 @@ static DEFINE_MUTEX(nvprio_cfg_mutex);
 static u32 nvprio_so_priority;
 static struct nvprio_rules __rcu *nvprio_rules;
 
-/* Managed sockets: written under nvprio_lock, looked up under RCU. */
-static DEFINE_SPINLOCK(nvprio_lock);
+/*
+ * Managed sockets: written under nvprio_lock, looked up under RCU. The
+ * tracepoint probe runs with preemption off, where PREEMPT_RT allows no
+ * spinlock_t and no allocation: the lock is a raw spinlock, and the probe
+ * takes its entries from spares that a work item refills. The work also
+ * rescans the socket tables when the probe found no spare (nvprio_missed).
+ */
+static DEFINE_RAW_SPINLOCK(nvprio_lock);
 static DEFINE_HASHTABLE(nvprio_socks, 8);
 static unsigned int nvprio_count;
 
+#define NVPRIO_SPARES	32
+static HLIST_HEAD(nvprio_spares);
+static unsigned int nvprio_nspares;
+static bool nvprio_missed;
+static void nvprio_refill_work(struct work_struct *work);
+static DECLARE_WORK(nvprio_refill, nvprio_refill_work);
+
 static atomic_long_t nvprio_tagged, nvprio_reapplied, nvprio_restored,
-	nvprio_untracked, nvprio_foreign, nvprio_nomem;
+	nvprio_untracked, nvprio_foreign, nvprio_nomem, nvprio_rescans;
 
 static struct dentry *nvprio_debugfs;
 
@@ -265,7 +278,7 @@ static int nvprio_want(const struct nvprio_sock *e, u32 *prio)
 static bool nvprio_note_foreign(struct nvprio_sock *e, u32 cur)
 {
 	if (e->ours && cur != e->applied) {
-		e->ours = false;
+		WRITE_ONCE(e->ours, false);
 		e->foreign = true;
 		atomic_long_inc(&nvprio_foreign);
 	}
@@ -282,18 +295,18 @@ static void nvprio_apply(struct nvprio_sock *e, bool reapply)
 	if (nvprio_note_foreign(e, cur))
 		return;
 	rcu_read_lock();
-	e->rule = nvprio_want(e, &want);
+	WRITE_ONCE(e->rule, nvprio_want(e, &want));
 	rcu_read_unlock();
 	if (!want) {
 		if (e->ours) {
 			WRITE_ONCE(sk->sk_priority, e->orig);
 			atomic_long_inc(&nvprio_restored);
-			e->ours = false;
+			WRITE_ONCE(e->ours, false);
 		}
 		return;
 	}
 	if (!e->ours) {
-		e->orig = cur;
+		WRITE_ONCE(e->orig, cur);
 		atomic_long_inc(&nvprio_tagged);
 	} else if (reapply && cur != want) {
 		atomic_long_inc(&nvprio_reapplied);
@@ -301,7 +314,7 @@ static void nvprio_apply(struct nvprio_sock *e, bool reapply)
 	if (cur != want)
 		WRITE_ONCE(sk->sk_priority, want);
 	e->applied = want;
-	e->ours = true;
+	WRITE_ONCE(e->ours, true);
 }
 
 /* Caller holds rcu_read_lock() or nvprio_lock. */
@@ -316,35 +329,70 @@ static struct nvprio_sock *nvprio_find(const struct sock *sk)
 	return NULL;
 }
 
+/* A spare entry, or NULL. Caller holds nvprio_lock. */
+static struct nvprio_sock *nvprio_spare_get(void)
+{
+	struct nvprio_sock *e;
+
+	if (hlist_empty(&nvprio_spares))
+		return NULL;
+	e = hlist_entry(nvprio_spares.first, struct nvprio_sock, node);
+	hlist_del(&e->node);
+	WRITE_ONCE(nvprio_nspares, nvprio_nspares - 1);
+	return e;
+}
+
+/* Caller holds nvprio_lock. */
+static void nvprio_spare_put(struct nvprio_sock *e)
+{
+	hlist_add_head(&e->node, &nvprio_spares);
+	WRITE_ONCE(nvprio_nspares, nvprio_nspares + 1);
+}
+
 /*
- * Start managing @sk (takes a reference). Caller holds nvprio_lock. The
- * tracepoint's caller holds a reference of its own; a socket found in a
- * hash table may be on its way out (the last reference dropped, the socket
- * not yet unhashed): @adopt takes the reference only if one is left.
+ * Start managing @sk (takes a reference) with entry @fresh, or a spare if
+ * @fresh is NULL; returns @fresh if it was not used. Caller holds
+ * nvprio_lock. The tracepoint's caller holds a reference of its own; a
+ * socket found in a hash table may be on its way out (the last reference
+ * dropped, the socket not yet unhashed): @adopt takes the reference only
+ * if one is left. No entry: counted, and the refill work rescans.
  */
-static void nvprio_track(struct sock *sk, enum nvprio_role role, bool adopt)
+static struct nvprio_sock *nvprio_track(struct sock *sk, enum nvprio_role role,
+					bool adopt, struct nvprio_sock *fresh)
 {
 	struct nvprio_sock *e;
 
 	if (nvprio_find(sk))
-		return;
-	e = kzalloc(sizeof(*e), GFP_ATOMIC);
+		return fresh;
+	e = fresh ? fresh : nvprio_spare_get();
 	if (!e) {
 		atomic_long_inc(&nvprio_nomem);
-		return;
+		WRITE_ONCE(nvprio_missed, true);
+		return NULL;
 	}
-	if (!adopt) {
+	if (adopt && !refcount_inc_not_zero(&sk->sk_refcnt)) {
+		if (e == fresh)
+			return fresh;
+		nvprio_spare_put(e);
+		return NULL;
+	}
+	if (!adopt)
 		sock_hold(sk);
-	} else if (!refcount_inc_not_zero(&sk->sk_refcnt)) {
-		kfree(e);
-		return;
-	}
+	memset(e, 0, sizeof(*e));
 	e->sk = sk;
 	e->role = role;
 	e->rule = -1;
 	hash_add_rcu(nvprio_socks, &e->node, (unsigned long)sk);
 	nvprio_count++;
 	nvprio_apply(e, false);
+	return NULL;
+}
+
+/* Low on spares, or a socket went untracked: let the work catch up. */
+static void nvprio_kick(void)
+{
+	if (READ_ONCE(nvprio_nspares) < NVPRIO_SPARES / 2 || READ_ONCE(nvprio_missed))
+		queue_work(system_wq, &nvprio_refill);
 }
 
 /*
@@ -371,10 +419,10 @@ static void nvprio_reapply_all(void)
 	unsigned long flags;
 	int bkt;
 
-	spin_lock_irqsave(&nvprio_lock, flags);
+	raw_spin_lock_irqsave(&nvprio_lock, flags);
 	hash_for_each(nvprio_socks, bkt, e, node)
 		nvprio_apply(e, true);
-	spin_unlock_irqrestore(&nvprio_lock, flags);
+	raw_spin_unlock_irqrestore(&nvprio_lock, flags);
 }
 
 /* ---- the tracepoint ------------------------------------------------------ */
@@ -398,7 +446,7 @@ static void nvprio_probe(void *data, const struct sock *csk, const int oldstate,
 	if (e || newstate == TCP_CLOSE) {
 		if (!e)
 			return;
-		spin_lock_irqsave(&nvprio_lock, flags);
+		raw_spin_lock_irqsave(&nvprio_lock, flags);
 		e = nvprio_find(sk);
 		if (e && newstate == TCP_CLOSE) {
 			/* Dying: nothing to restore, the socket goes away. */
@@ -408,7 +456,7 @@ static void nvprio_probe(void *data, const struct sock *csk, const int oldstate,
 			/* Both ends are known now: match again. */
 			nvprio_apply(e, false);
 		}
-		spin_unlock_irqrestore(&nvprio_lock, flags);
+		raw_spin_unlock_irqrestore(&nvprio_lock, flags);
 		if (dead) {
 			sock_put(sk);	/* the caller holds its own reference */
 			kfree_rcu(dead, rcu);
@@ -419,9 +467,10 @@ static void nvprio_probe(void *data, const struct sock *csk, const int oldstate,
 	role = nvprio_ops->classify(sk, oldstate, newstate);
 	if (role == NVPRIO_NONE)
 		return;
-	spin_lock_irqsave(&nvprio_lock, flags);
-	nvprio_track(sk, role, false);
-	spin_unlock_irqrestore(&nvprio_lock, flags);
+	raw_spin_lock_irqsave(&nvprio_lock, flags);
+	nvprio_track(sk, role, false, NULL);
+	raw_spin_unlock_irqrestore(&nvprio_lock, flags);
+	nvprio_kick();
 }
 
 static void nvprio_find_tp(struct tracepoint *tp, void *priv)
@@ -448,6 +497,7 @@ bool nvprio_fn_owned_by(const void *fn, const char *owner)
 
 static void nvprio_adopt(struct sock *sk)
 {
+	struct nvprio_sock *fresh;
 	enum nvprio_role role;
 	unsigned long flags;
 
@@ -465,9 +515,12 @@ static void nvprio_adopt(struct sock *sk)
 	role = nvprio_ops->classify_existing(sk);
 	if (role == NVPRIO_NONE)
 		return;
-	spin_lock_irqsave(&nvprio_lock, flags);
-	nvprio_track(sk, role, true);
-	spin_unlock_irqrestore(&nvprio_lock, flags);
+	/* Under a bucket's spinlock_t: atomic, but not raw (PREEMPT_RT). */
+	fresh = kmalloc(sizeof(*fresh), GFP_ATOMIC | __GFP_NOWARN);
+	raw_spin_lock_irqsave(&nvprio_lock, flags);
+	fresh = nvprio_track(sk, role, true, fresh);
+	raw_spin_unlock_irqrestore(&nvprio_lock, flags);
+	kfree(fresh);
 }
 
 static void nvprio_scan_hashinfo(struct inet_hashinfo *h)
@@ -501,6 +554,7 @@ static void nvprio_scan_existing(void)
 {
 	struct net *net;
 
+	WRITE_ONCE(nvprio_missed, false);
 	nvprio_scan_hashinfo(&tcp_hashinfo);
 	/* Namespaces with their own established table (tcp_child_ehash_entries). */
 	down_read(&net_rwsem);
@@ -511,6 +565,44 @@ static void nvprio_scan_existing(void)
 			nvprio_scan_hashinfo(h);
 	}
 	up_read(&net_rwsem);
+}
+
+/* Top the spares up: -ENOMEM if they are still short. */
+static int nvprio_spares_fill(void)
+{
+	struct nvprio_sock *e;
+	unsigned long flags;
+
+	while (READ_ONCE(nvprio_nspares) < NVPRIO_SPARES) {
+		e = kmalloc(sizeof(*e), GFP_KERNEL);
+		if (!e)
+			return -ENOMEM;
+		raw_spin_lock_irqsave(&nvprio_lock, flags);
+		nvprio_spare_put(e);
+		raw_spin_unlock_irqrestore(&nvprio_lock, flags);
+	}
+	return 0;
+}
+
+/* Refill; rescan if the probe had to let a socket go. */
+static void nvprio_refill_work(struct work_struct *work)
+{
+	nvprio_spares_fill();
+	if (READ_ONCE(nvprio_missed)) {
+		atomic_long_inc(&nvprio_rescans);
+		nvprio_scan_existing();
+	}
+}
+
+static void nvprio_spares_free(void)
+{
+	struct nvprio_sock *e;
+	struct hlist_node *tmp;
+
+	hlist_for_each_entry_safe(e, tmp, &nvprio_spares, node)
+		kfree(e);
+	INIT_HLIST_HEAD(&nvprio_spares);
+	nvprio_nspares = 0;
 }
 
 /* ---- debugfs ------------------------------------------------------------- */
@@ -542,16 +634,35 @@ static void nvprio_show_addr(struct seq_file *m, const struct sock *sk, bool loc
 	seq_printf(m, " %pISpc", &ss);
 }
 
-static int nvprio_sockets_show(struct seq_file *m, void *v)
+/* Foreign sockets are noticed lazily: look at all of them now. */
+static void nvprio_note_all_foreign(void)
 {
 	struct nvprio_sock *e;
-	u32 prio;
 	unsigned long flags;
 	int bkt;
 
+	raw_spin_lock_irqsave(&nvprio_lock, flags);
+	hash_for_each(nvprio_socks, bkt, e, node)
+		nvprio_note_foreign(e, READ_ONCE(e->sk->sk_priority));
+	raw_spin_unlock_irqrestore(&nvprio_lock, flags);
+}
+
+/*
+ * Printed under RCU, not nvprio_lock: the lock is raw, and printing
+ * hundreds of sockets with interrupts off would cost a PREEMPT_RT system
+ * its latency. A socket untracked meanwhile is still a socket
+ * (SLAB_TYPESAFE_BY_RCU).
+ */
+static int nvprio_sockets_show(struct seq_file *m, void *v)
+{
+	struct nvprio_sock *e;
+	int bkt, rule;
+	u32 prio;
+
+	nvprio_note_all_foreign();
 	seq_puts(m, "# role local remote prio orig rule\n");
-	spin_lock_irqsave(&nvprio_lock, flags);
-	hash_for_each(nvprio_socks, bkt, e, node) {
+	rcu_read_lock();
+	hash_for_each_rcu(nvprio_socks, bkt, e, node) {
 		const struct sock *sk = e->sk;
 
 		seq_puts(m, nvprio_role_name[e->role]);
@@ -561,33 +672,25 @@ static int nvprio_sockets_show(struct seq_file *m, void *v)
 		else
 			nvprio_show_addr(m, sk, false);
 		prio = READ_ONCE(sk->sk_priority);
-		nvprio_note_foreign(e, prio);
 		seq_printf(m, " %u", prio);
-		if (e->ours)
-			seq_printf(m, " %u", e->orig);
+		if (READ_ONCE(e->ours))
+			seq_printf(m, " %u", READ_ONCE(e->orig));
 		else
 			seq_puts(m, " -");
-		if (e->rule >= 0)
-			seq_printf(m, " %d\n", e->rule);
+		rule = READ_ONCE(e->rule);
+		if (rule >= 0)
+			seq_printf(m, " %d\n", rule);
 		else
 			seq_puts(m, " -\n");
 	}
-	spin_unlock_irqrestore(&nvprio_lock, flags);
+	rcu_read_unlock();
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nvprio_sockets);
 
 static int nvprio_stats_show(struct seq_file *m, void *v)
 {
-	struct nvprio_sock *e;
-	unsigned long flags;
-	int bkt;
-
-	/* Foreign sockets are noticed lazily: look at all of them now. */
-	spin_lock_irqsave(&nvprio_lock, flags);
-	hash_for_each(nvprio_socks, bkt, e, node)
-		nvprio_note_foreign(e, READ_ONCE(e->sk->sk_priority));
-	spin_unlock_irqrestore(&nvprio_lock, flags);
+	nvprio_note_all_foreign();
 	seq_printf(m, "tracked %u\n", READ_ONCE(nvprio_count));
 	seq_printf(m, "tagged %ld\n", atomic_long_read(&nvprio_tagged));
 	seq_printf(m, "reapplied %ld\n", atomic_long_read(&nvprio_reapplied));
@@ -595,6 +698,7 @@ static int nvprio_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "untracked %ld\n", atomic_long_read(&nvprio_untracked));
 	seq_printf(m, "foreign %ld\n", atomic_long_read(&nvprio_foreign));
 	seq_printf(m, "nomem %ld\n", atomic_long_read(&nvprio_nomem));
+	seq_printf(m, "rescans %ld\n", atomic_long_read(&nvprio_rescans));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nvprio_stats);
@@ -611,11 +715,13 @@ int nvprio_init(const struct nvprio_ops *ops)
 		pr_err("tracepoint sock:inet_sock_set_state not found\n");
 		return -ENOENT;
 	}
-
+	ret = nvprio_spares_fill();
+	if (ret)
+		goto err_spares;
 	ret = tracepoint_probe_register(nvprio_tp, nvprio_probe, NULL);
 	if (ret) {
 		pr_err("cannot attach to sock:inet_sock_set_state: %d\n", ret);
-		return ret;
+		goto err_spares;
 	}
 	/* From now on a parameter write re-applies to what is tracked. */
 	mutex_lock(&nvprio_cfg_mutex);
@@ -630,6 +736,10 @@ int nvprio_init(const struct nvprio_ops *ops)
 	debugfs_create_file("stats", 0444, nvprio_debugfs, NULL,
 			    &nvprio_stats_fops);
 	return 0;
+
+err_spares:
+	nvprio_spares_free();
+	return ret;
 }
 
 void nvprio_exit(void)
@@ -648,18 +758,21 @@ void nvprio_exit(void)
 
 	tracepoint_probe_unregister(nvprio_tp, nvprio_probe, NULL);
 	tracepoint_synchronize_unregister();
+	/* Its rescan may still track sockets: they are restored below. */
+	cancel_work_sync(&nvprio_refill);
 
 	/* Restore every socket; drop the references unlocked. */
-	spin_lock_irqsave(&nvprio_lock, flags);
+	raw_spin_lock_irqsave(&nvprio_lock, flags);
 	hash_for_each_safe(nvprio_socks, bkt, tmp, e, node) {
 		nvprio_untrack(e, true);
 		hlist_add_head(&e->dead, &dead);
 	}
-	spin_unlock_irqrestore(&nvprio_lock, flags);
+	raw_spin_unlock_irqrestore(&nvprio_lock, flags);
 	hlist_for_each_entry_safe(e, tmp, &dead, dead) {
 		sock_put(e->sk);
 		kfree_rcu(e, rcu);
 	}
+	nvprio_spares_free();
 	/* No kfree_rcu() callback may run after the module text is gone. */
 	rcu_barrier();
 	/* The rules go with the parameter (nvprio_free_rules). */
