@@ -14,6 +14,8 @@
 #   make vmtest-debug    the guest tests on the debug kernel (KASAN, lockdep,
 #                        kmemleak, UBSAN, ...: scripts/vm/debug-kernel.sh)
 #   make check-debug     vmtest-selftest and vmtest on the debug kernel
+#   make vmtest-rt       the guest tests on Debian's PREEMPT_RT kernel
+#                        (linux-image-rt-amd64), modules built in build/rt/src
 #   make check-build     W=1, sparse, checkpatch and C++ object guards
 #   make fuzz            libFuzzer (clang, ASan+UBSan) on the core's parsers,
 #                        FUZZ_SECONDS (300) per target, corpus kept in build/fuzz
@@ -42,7 +44,7 @@ KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT)
 
 .PHONY: all modules install clean setup check demo test-user kunit vmtest testnic \
 	check-build style sparse vmtest-selftest bench-nvme bench-xps bench-pp \
-	debug-kernel vmtest-debug vmtest-selftest-debug check-debug
+	debug-kernel vmtest-debug vmtest-selftest-debug check-debug vmtest-rt
 
 all: modules
 
@@ -109,6 +111,15 @@ vmtest-selftest-debug:
 
 check-debug:
 	XNET_TIERS="dbgself debug" $(ROOT)/scripts/check.sh
+
+# Debian's PREEMPT_RT kernel: every test that runs code with a lock or an
+# allocation in it (load, NVMe/TCP, pp_frag, containers, the RT contention
+# test 32); not the XPS ones (30, 4x: a datapath with neither), nor 60
+# (needs CONFIG_FAULT_INJECTION: the debug tier runs it). VMTEST_RT_TESTS=
+# overrides.
+VMTEST_RT_TESTS ?= 01 2 31 32 5 61
+vmtest-rt:
+	$(ROOT)/scripts/vmtest.sh --rt $(VMTEST_RT_TESTS)
 
 check-build:
 	KDIR=$(KDIR) $(ROOT)/scripts/check-build.sh

@@ -9,6 +9,7 @@
 #          (+ x86_64 under QEMU when XNET_KUNIT_ARCHS has it)
 #   vm     the .ko files in a QEMU guest (Debian's kernel)   make vmtest
 #   vmself the guest harness catches failures/hangs/oopses  make vmtest-selftest
+#   rt     the guest tests on Debian's PREEMPT_RT kernel      make vmtest-rt
 #   dbgself the same on the debug kernel, plus one deliberate bug per checker
 #          (KASAN, lockdep, RCU, atomic sleep, UBSAN, debug objects,
 #          kmemleak) that must be reported       make vmtest-selftest-debug
@@ -31,8 +32,8 @@ mkdir -p "$logs"
 "$root/scripts/setup.sh" || { echo "0 passed, 1 failed"; exit 1; }
 
 declare -A target=([user]=test-user [build]=check-build [fuzz]=fuzz-quick [kunit]=kunit [vm]=vmtest
-	[vmself]=vmtest-selftest [dbgself]=vmtest-selftest-debug [debug]=vmtest-debug)
-tiers=${XNET_TIERS:-user build fuzz kunit vm vmself dbgself debug}
+	[vmself]=vmtest-selftest [rt]=vmtest-rt [dbgself]=vmtest-selftest-debug [debug]=vmtest-debug)
+tiers=${XNET_TIERS:-user build fuzz kunit vm vmself rt dbgself debug}
 kunit_archs=${XNET_KUNIT_ARCHS:-um}
 total_pass=0 total_fail=0 total_skip=0
 summary=()

@@ -16,7 +16,8 @@ if [ -d "$running" ]; then
 	exit 0
 fi
 
-for img in $(find /boot -maxdepth 1 -name "vmlinuz-*" 2>/dev/null | sort -rV); do
+for img in $(find /boot -maxdepth 1 -name "vmlinuz-*" ! -name "*-rt-*" 2>/dev/null | sort -rV) \
+	$(find /boot -maxdepth 1 -name "vmlinuz-*-rt-*" 2>/dev/null | sort -rV); do
 	kver=${img#/boot/vmlinuz-}
 	for d in "/lib/modules/$kver/build" "/usr/src/linux-headers-$kver"; do
 		if [ -f "$d/Makefile" ]; then

@@ -8,9 +8,11 @@
 #   scripts/setup.sh --check    only report what is missing (exit 1 if any)
 set -euo pipefail
 
-# Build: compilers, kbuild headers and the kernel the guest boots.
+# Build: compilers, kbuild headers and the kernels the guest boots (Debian's
+# default and its PREEMPT_RT flavour, each with its headers).
 PKGS_BUILD="make gcc g++ libc6-dev binutils kmod bc flex bison libelf-dev libssl-dev
-	dwarves xz-utils cpio python3 git dkms linux-headers-amd64 linux-image-amd64"
+	dwarves xz-utils cpio python3 git dkms linux-headers-amd64 linux-image-amd64
+	linux-headers-rt-amd64 linux-image-rt-amd64"
 # Tests: GoogleTest, the kernel source for kunit.py/checkpatch, sparse, QEMU;
 # clang with its compiler-rt (libFuzzer, ASan, UBSan runtimes) for tests/fuzz.
 PKGS_TEST="libgtest-dev googletest linux-source-6.1 sparse perl shellcheck qemu-system-x86

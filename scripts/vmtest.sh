@@ -36,6 +36,9 @@
 #                     modules built against it in a copy of the checkout
 #                     (build/debug/src); timeouts x$XNET_VM_DEBUG_SLOW
 #                     (default 3); a kmemleak report fails the test
+#   --rt              boot Debian's PREEMPT_RT kernel (newest
+#                     /boot/vmlinuz-6.1*-rt-*) with the modules built against
+#                     its headers in build/rt/src
 #   --icount          count instructions instead of wall time: single-threaded
 #                     TCG with "-icount $XNET_VM_ICOUNT" (default shift=0,
 #                     sleep=off: guest time = 1 ns per guest instruction of
@@ -91,7 +94,7 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}/xnet-kmods/vm
 qemu="qemu-system-x86_64"
 
 opt_cpus=2 opt_mem=1024 opt_timeout=300 opt_kernel='' opt_append='' opt_keep=0
-opt_cmd='' opt_mode=tests opt_verbose=0 opt_icount=0 opt_debug=0
+opt_cmd='' opt_mode=tests opt_verbose=0 opt_icount=0 opt_debug=0 opt_rt=0
 globs=()
 
 # Kernel log lines that fail the run.
@@ -122,6 +125,7 @@ while [ $# -gt 0 ]; do
 	--selftest) opt_mode=selftest ;;
 	--icount) opt_icount=1 ;;
 	--debug) opt_debug=1 ;;
+	--rt) opt_rt=1 ;;
 	-v) opt_verbose=1 ;;
 	-h | --help) usage 0 ;;
 	--) shift; globs+=("$@"); break ;;
@@ -292,6 +296,34 @@ mirror_tree() {
 	printf '%s\n' "${!now[@]}" >"$dst/.xnet-files"
 }
 
+# Build the modules (and the tests' modules) against kernel build dir @kdir
+# in a copy of the checkout, build/@name/src; XNET_SRC points there after.
+build_for() {
+	local kdir=$1 name=$2 dsrc blog
+	dsrc=$repo/build/$name/src
+	mirror_tree "$XNET_SRC" "$dsrc"
+	echo "vmtest: building the modules for $XNET_KVER in $dsrc" >&2
+	blog=$repo/build/$name/modules.log
+	{ make -C "$kdir" M="$dsrc" modules && make -C "$kdir" M="$dsrc/tests/testnic" modules &&
+		make -C "$kdir" M="$dsrc/tests/faults" modules; } \
+		>"$blog" 2>&1 || { tail -n 30 "$blog" >&2; die "module build for $XNET_KVER failed ($blog)"; }
+	export XNET_SRC=$dsrc
+}
+
+# --rt: Debian's PREEMPT_RT kernel, our modules built against its headers.
+if [ $opt_rt -eq 1 ]; then
+	if [ $opt_debug -eq 1 ] || [ -n "$opt_kernel" ]; then
+		die "--rt picks its own kernel (no --debug, no --kernel)"
+	fi
+	opt_kernel=$(find /boot -maxdepth 1 -name 'vmlinuz-6.1*-rt-*' | sort -V | tail -n 1)
+	[ -n "$opt_kernel" ] ||
+		die "no /boot/vmlinuz-6.1*-rt-* (apt-get install linux-image-rt-amd64 linux-headers-rt-amd64)"
+	XNET_KVER=${opt_kernel##*/vmlinuz-}
+	rk=/usr/src/linux-headers-$XNET_KVER
+	[ -f "$rk/Makefile" ] || die "no $rk (apt-get install linux-headers-$XNET_KVER)"
+	build_for "$rk" rt
+fi
+
 # --debug: the debug kernel, its modules tree, and our modules built against it.
 debug_append=''
 if [ $opt_debug -eq 1 ]; then
@@ -303,14 +335,7 @@ if [ $opt_debug -eq 1 ]; then
 	XNET_KVER=$(cat "$dk/kernel.release")
 	export XNET_VM_MODDIR=$dk/mods/lib/modules/$XNET_KVER
 	[ -f "$XNET_VM_MODDIR/modules.dep" ] || die "$XNET_VM_MODDIR: no modules.dep"
-	dsrc=$repo/build/debug/src
-	mirror_tree "$XNET_SRC" "$dsrc"
-	echo "vmtest: building the modules for $XNET_KVER in $dsrc" >&2
-	blog=$repo/build/debug/modules.log
-	{ make -C "$dk" M="$dsrc" modules && make -C "$dk" M="$dsrc/tests/testnic" modules &&
-		make -C "$dk" M="$dsrc/tests/faults" modules; } \
-		>"$blog" 2>&1 || { tail -n 30 "$blog" >&2; die "module build for $XNET_KVER failed ($blog)"; }
-	export XNET_SRC=$dsrc
+	build_for "$dk" debug
 	opt_kernel=$dk/arch/x86/boot/bzImage
 	debug_append="xnet_moddir=$XNET_VM_MODDIR xnet_kmemleak=1"
 	slow=${XNET_VM_DEBUG_SLOW:-3}
@@ -321,7 +346,7 @@ if [ -n "$opt_kernel" ]; then
 	kernel=$opt_kernel
 else
 	# The build machine's running kernel is irrelevant: use the installed one.
-	kernel=$(find /boot -maxdepth 1 -name 'vmlinuz-6.1*' | sort -V | tail -n 1)
+	kernel=$(find /boot -maxdepth 1 -name 'vmlinuz-6.1*' ! -name '*-rt-*' | sort -V | tail -n 1)
 	[ -n "$kernel" ] || die "no /boot/vmlinuz-6.1* (apt-get install linux-image-amd64)"
 fi
 [ -r "$kernel" ] || die "cannot read kernel $kernel"
