@@ -140,8 +140,43 @@ static void xps_flow_decide_concurrent_entries(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, torn, 0UL);
 }
 
+/*
+ * Timed holds through the C ABI as the module calls it: the first hold
+ * stamps (store), within the limit it holds, at the limit it expires; the
+ * transmit side's repack keeps a stamp only on the held queue.
+ */
+static void xps_flow_decide_timed_hold(struct kunit *test)
+{
+	u64 e = xnet_xps_pack(0, 10), st = 1, s;
+	u16 q = 0xffff;
+
+	KUNIT_EXPECT_EQ(test, xnet_xps_decide_timed(e, 1, 4, 0, XNET_XPS_OLD_BACKLOG,
+						    500, 25, &q, &st), XNET_XPS_HOLD);
+	KUNIT_EXPECT_EQ(test, q, 0);
+	s = st;
+	KUNIT_ASSERT_NE(test, s, 0ULL);
+	KUNIT_EXPECT_TRUE(test, s & XNET_XPS_HOLDING);
+	KUNIT_EXPECT_EQ(test, xnet_xps_queue_of(s), 0);
+	KUNIT_EXPECT_EQ(test, (u32)s, 10U);
+	KUNIT_EXPECT_EQ(test, xnet_xps_decide_timed(s, 1, 4, 0, XNET_XPS_OLD_BACKLOG,
+						    524, 25, &q, &st), XNET_XPS_HOLD);
+	KUNIT_EXPECT_EQ(test, st, 0ULL);
+	KUNIT_EXPECT_EQ(test, xnet_xps_decide_timed(s, 1, 4, 0, XNET_XPS_OLD_BACKLOG,
+						    525, 25, &q, &st), XNET_XPS_EXPIRED);
+	KUNIT_EXPECT_EQ(test, q, 1);
+	/* Unbounded (limit 0): held, never stamped. */
+	KUNIT_EXPECT_EQ(test, xnet_xps_decide_timed(e, 1, 4, 0, XNET_XPS_OLD_BACKLOG,
+						    500, 0, &q, &st), XNET_XPS_HOLD);
+	KUNIT_EXPECT_EQ(test, st, 0ULL);
+	/* Transmit: same queue keeps the stamp, another drops it. */
+	KUNIT_EXPECT_EQ(test, xnet_xps_repack(s, 0, 99) & XNET_XPS_HOLD_BITS,
+			s & XNET_XPS_HOLD_BITS);
+	KUNIT_EXPECT_EQ(test, xnet_xps_repack(s, 1, 99), xnet_xps_pack(1, 99));
+}
+
 static struct kunit_case xps_flow_decide_cases[] = {
 	KUNIT_CASE(xps_flow_decide_verdicts),
+	KUNIT_CASE(xps_flow_decide_timed_hold),
 	KUNIT_CASE(xps_flow_decide_wrap),
 	KUNIT_CASE(xps_flow_decide_entry),
 	KUNIT_CASE(xps_flow_decide_table_size),

@@ -504,6 +504,12 @@ static u64 flow_entry(struct steer_test *t)
 	return e;
 }
 
+/* The flow's entry without a timed hold's stamp (queue and head). */
+static u64 flow_base(struct steer_test *t)
+{
+	return flow_entry(t) & ~XNET_XPS_HOLD_BITS;
+}
+
 static struct xfl_stats stats(struct steer_test *t)
 {
 	struct xfl_dev *xd = xd_of(t->dev);
@@ -519,6 +525,7 @@ static struct xfl_stats stats(struct steer_test *t)
 		sum.moves += s->moves;
 		sum.held += s->held;
 		sum.stale += s->stale;
+		sum.expired += s->expired;
 		sum.recorded += s->recorded;
 	}
 	return sum;
@@ -656,7 +663,7 @@ static void start_flow(struct kunit *test, bool table_on)
 		KUNIT_EXPECT_EQ(test, st.held, 0ULL);
 		KUNIT_EXPECT_EQ(test, st.moves, 0ULL);
 		/* head: tx-0's enqueue counter after the flow's last xmit. */
-		KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(0, s0.queued));
+		KUNIT_EXPECT_EQ(test, flow_base(t), xnet_xps_pack(0, s0.queued));
 	}
 
 	send(test, 1, BURST);				/* B: tx-1 proposed */
@@ -729,7 +736,7 @@ static void hold_then_move(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s0.ring, 0U);
 	KUNIT_EXPECT_GE(test, s0.qdisc, 1U);
 	KUNIT_EXPECT_EQ(test, s0.completed, s0.queued);
-	KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(0, s0.queued));
+	KUNIT_EXPECT_EQ(test, flow_base(t), xnet_xps_pack(0, s0.queued));
 	expect_held(test, ++held);
 	freeze(t, 0, false);
 
@@ -747,7 +754,7 @@ static void hold_then_move(struct kunit *test)
 	settle(test);
 	s0 = txq_snap(t, 0);
 	KUNIT_ASSERT_EQ(test, s0.ring, 1U);
-	KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(0, s0.queued));
+	KUNIT_EXPECT_EQ(test, flow_base(t), xnet_xps_pack(0, s0.queued));
 	KUNIT_EXPECT_EQ(test, s0.queued - s0.completed, t->len);
 	expect_held(test, ++held);
 	s0 = txq_snap(t, 0);
@@ -757,7 +764,7 @@ static void hold_then_move(struct kunit *test)
 	drain(test, 0);
 	s0 = txq_snap(t, 0);
 	KUNIT_ASSERT_EQ(test, s0.completed, s0.queued);
-	KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(0, s0.queued));
+	KUNIT_EXPECT_EQ(test, flow_base(t), xnet_xps_pack(0, s0.queued));
 	send(test, 1, 1);
 	settle(test);
 	st = stats(t);
@@ -765,7 +772,7 @@ static void hold_then_move(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.held, held);
 	s1 = txq_snap(t, 1);
 	KUNIT_EXPECT_EQ(test, s1.sent, 1ULL);
-	KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(1, s1.queued));
+	KUNIT_EXPECT_EQ(test, flow_base(t), xnet_xps_pack(1, s1.queued));
 	send(test, 1, BURST);
 	settle(test);
 	st = stats(t);
@@ -899,7 +906,7 @@ static void xps_flow_steer_resize_in_flight(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, table_size(t), 64U);
 	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, xd->ops);
 	KUNIT_EXPECT_PTR_EQ(test, xd->orig_ops, &tn_netdev_ops_select);
-	KUNIT_EXPECT_EQ(test, flow_entry(t),
+	KUNIT_EXPECT_EQ(test, flow_base(t),
 			xnet_xps_pack(0, txq_snap(t, 0).queued));
 	send(test, 1, BURST);		/* held by the carried entry */
 	settle(test);
@@ -925,7 +932,7 @@ static void xps_flow_steer_resize_in_flight(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w.reordered, 0ULL);
 	KUNIT_EXPECT_EQ(test, w.gaps, 0ULL);
 	KUNIT_EXPECT_EQ(test, peer_rx_pkts(t), 4ULL * BURST + 1);
-	KUNIT_EXPECT_EQ(test, flow_entry(t),
+	KUNIT_EXPECT_EQ(test, flow_base(t),
 			xnet_xps_pack(1, txq_snap(t, 1).queued));
 }
 
@@ -960,11 +967,75 @@ static void xps_flow_steer_other_class(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s1.sent, 1ULL);
 	KUNIT_EXPECT_EQ(test, stats(t).stale, 1ULL);
 	KUNIT_EXPECT_EQ(test, stats(t).held, (u64)BURST + 1);
-	KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(1, s1.queued));
+	KUNIT_EXPECT_EQ(test, flow_base(t), xnet_xps_pack(1, s1.queued));
 	rtnl_lock();
 	netdev_reset_tc(t->dev);
 	rtnl_unlock();
 	drain(test, 0);
+}
+
+/*
+ * hold_max_ms: a flow held on a queue that does not drain moves once the
+ * bound has passed since its hold began (expired), and a packet sent
+ * where XPS wants it again (Same) ends the hold, so the next hold starts
+ * its own clock.
+ */
+static void xps_flow_steer_hold_expires(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct txq_snap s0, s1;
+
+	xfl_hold_set(40);
+	setup(test, PROPOSE_SELECT);
+	start_flow(test, true);			/* B held on tx-0: stamped */
+	KUNIT_ASSERT_EQ(test, stats(t).held, (u64)BURST);
+	KUNIT_EXPECT_TRUE(test, flow_entry(t) & XNET_XPS_HOLDING);
+	/* Where XPS wants it again: the hold is over, the stamp gone. */
+	send(test, 0, 1);
+	settle(test);
+	s0 = txq_snap(t, 0);
+	KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(0, s0.queued));
+	msleep(60);
+	/* A new hold, with a clock of its own: not expired. */
+	expect_held(test, BURST + 1);
+	KUNIT_EXPECT_EQ(test, stats(t).expired, 0ULL);
+	msleep(60);
+	send(test, 1, 1);
+	settle(test);
+	s1 = txq_snap(t, 1);
+	KUNIT_EXPECT_EQ(test, stats(t).expired, 1ULL);
+	KUNIT_EXPECT_EQ(test, s1.sent + s1.qdisc, 1ULL);
+	KUNIT_EXPECT_EQ(test, flow_entry(t), xnet_xps_pack(1, s1.queued));
+	drain(test, 0);
+}
+
+/*
+ * A new flow whose first packets wait in the qdisc (the queue frozen, as
+ * BQL or a driver reconfiguring stops it) has no transmit-time head yet;
+ * a packet selected for another queue meanwhile must still be held behind
+ * them, not find an empty entry and overtake them.
+ */
+static void xps_flow_steer_new_flow_in_qdisc(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct txq_snap s0, s1;
+
+	setup(test, PROPOSE_SELECT);
+	KUNIT_ASSERT_EQ(test, table(t, 8), 0);
+	freeze(t, 0, true);
+	send(test, 0, BURST);
+	settle(test);
+	s0 = txq_snap(t, 0);
+	KUNIT_ASSERT_EQ(test, s0.qdisc, (unsigned int)BURST);
+	KUNIT_EXPECT_EQ(test, xnet_xps_queue_of(flow_entry(t)), 0);
+	send(test, 1, 1);
+	settle(test);
+	s1 = txq_snap(t, 1);
+	KUNIT_EXPECT_EQ(test, s1.sent + s1.qdisc, 0ULL);
+	KUNIT_EXPECT_EQ(test, stats(t).held, 1ULL);
+	freeze(t, 0, false);
+	drain(test, 0);
+	KUNIT_EXPECT_EQ(test, wire_snap(t).reordered, 0ULL);
 }
 
 /* Off with packets in flight: the device's own ops back at once. */
@@ -1301,6 +1372,7 @@ static void xps_flow_steer_exit(struct kunit *test)
 	delete_pair(t);
 	if (t->xfl)
 		xfl_stop();
+	xfl_hold_set(XFL_HOLD_MAX_MS_DEFAULT);
 	/* Nothing left attached, in the list or the lookup hash. */
 	KUNIT_EXPECT_EQ(test, nr_attached(), 0U);
 	KUNIT_EXPECT_TRUE(test, hash_empty(xfl_hash));
@@ -1329,6 +1401,8 @@ static struct kunit_case xps_flow_steer_cases[] = {
 #endif
 	KUNIT_CASE(xps_flow_steer_resize_in_flight),
 	KUNIT_CASE(xps_flow_steer_other_class),
+	KUNIT_CASE(xps_flow_steer_hold_expires),
+	KUNIT_CASE(xps_flow_steer_new_flow_in_qdisc),
 	KUNIT_CASE(xps_flow_steer_disable_in_flight),
 	KUNIT_CASE(xps_flow_steer_unload_in_flight),
 	KUNIT_CASE(xps_flow_steer_unregister_enabled),

@@ -35,6 +35,54 @@
 
 static LIST_HEAD(xfl_devs);	/* under RTNL */
 
+/*
+ * hold_max_ms: how long a flow may be held on its old queue against the
+ * queue XPS proposes. A queue that never drains (a bulk flow keeps its
+ * qdisc full) would otherwise keep the flow forever, on another CPU's
+ * queue; past the bound the flow moves, and may be reordered once. The
+ * hold's start is stamped in the entry with 14 bits of jiffies: the bound
+ * stays below half of that range (8 s at HZ=1000).
+ */
+#define XFL_HOLD_MAX_MS_DEFAULT	1000
+#define XFL_HOLD_MAX_MS_MAX	8000
+static unsigned int xfl_hold_max_ms = XFL_HOLD_MAX_MS_DEFAULT;
+unsigned int xfl_hold_limit __read_mostly;
+
+static void xfl_hold_set(unsigned int ms)
+{
+	WRITE_ONCE(xfl_hold_max_ms, ms);
+	/* A bound below one jiffy is one jiffy: 0 alone means unbounded. */
+	WRITE_ONCE(xfl_hold_limit, ms ? max(msecs_to_jiffies(ms), 1UL) : 0);
+}
+
+static int xfl_set_hold_max_ms(const char *val, const struct kernel_param *kp)
+{
+	struct xnet_parse_res res;
+	unsigned int ms;
+
+	if (xnet_parse_u32(val, strlen(val), 0, XFL_HOLD_MAX_MS_MAX, &ms, &res) != XNET_OK) {
+		pr_err_ratelimited("hold_max_ms: '%.*s' refused: %s (want 0..%u)\n",
+				   (int)min_t(size_t, strcspn(val, "\n"), 64), val,
+				   xnet_err_str(res.err), XFL_HOLD_MAX_MS_MAX);
+		return -EINVAL;
+	}
+	xfl_hold_set(ms);
+	return 0;
+}
+
+static int xfl_get_hold_max_ms(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(xfl_hold_max_ms));
+}
+
+static const struct kernel_param_ops xfl_hold_max_ms_ops = {
+	.set = xfl_set_hold_max_ms,
+	.get = xfl_get_hold_max_ms,
+};
+module_param_cb(hold_max_ms, &xfl_hold_max_ms_ops, NULL, 0644);
+MODULE_PARM_DESC(hold_max_ms,
+		 "Longest time in ms a flow is held on its old TX queue while that queue is busy (0..8000, default 1000; 0 = until the queue drains, however long). Past it the flow moves to the queue XPS proposes and may be reordered once. Writable.");
+
 static struct xfl_dev *xfl_find(struct net_device *dev)
 {
 	struct xfl_dev *xd;
@@ -124,6 +172,7 @@ static ssize_t xps_flow_stats_show(struct device *d,
 			sum.moves += s->moves;
 			sum.held += s->held;
 			sum.stale += s->stale;
+			sum.expired += s->expired;
 			sum.recorded += s->recorded;
 		}
 		in_use = xfl_entries_in_use(xd);
@@ -131,8 +180,8 @@ static ssize_t xps_flow_stats_show(struct device *d,
 	rcu_read_unlock();
 	len = sysfs_emit(buf, "lookups %llu\nmoves %llu\nheld %llu\nstale %llu\n",
 			 sum.lookups, sum.moves, sum.held, sum.stale);
-	len += sysfs_emit_at(buf, len, "recorded %llu\nin_use %u\n",
-			     sum.recorded, in_use);
+	len += sysfs_emit_at(buf, len, "recorded %llu\nin_use %u\nexpired %llu\n",
+			     sum.recorded, in_use, sum.expired);
 	return len;
 }
 static DEVICE_ATTR_RO(xps_flow_stats);
@@ -247,6 +296,7 @@ static int xfl_start(void)
 	int err;
 
 	xfl_key_init();
+	xfl_hold_set(READ_ONCE(xfl_hold_max_ms));
 	/*
 	 * Replays NETDEV_REGISTER for every existing device, in every netns;
 	 * on an error it replays NETDEV_UNREGISTER for those done (detached).

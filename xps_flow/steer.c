@@ -267,6 +267,7 @@ static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
 {
 	unsigned int completed = 0;
 	int verdict, oq, state = 0;
+	u64 store;
 	u16 queue;
 
 	oq = xnet_xps_queue_of(entry);
@@ -304,15 +305,39 @@ static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
 		    READ_ONCE(txq->dql.num_queued) != completed)
 			state |= XNET_XPS_OLD_BACKLOG;
 	}
-	verdict = xnet_xps_decide(entry, proposed, dev->real_num_tx_queues,
-				  completed, state, &queue);
+	verdict = xnet_xps_decide_timed(entry, proposed, dev->real_num_tx_queues,
+					completed, state, (u16)jiffies,
+					READ_ONCE(xfl_hold_limit), &queue, &store);
+	/* A hold begins: stamp it, unless a transmit wrote the slot meanwhile. */
+	if (unlikely(store))
+		cmpxchg64(slot, entry, store);
 	if (verdict == XNET_XPS_HOLD)
 		this_cpu_inc(xd->stats->held);
 	else if (verdict == XNET_XPS_MOVE)
 		this_cpu_inc(xd->stats->moves);
 	else if (verdict == XNET_XPS_STALE)
 		this_cpu_inc(xd->stats->stale);
+	else if (verdict == XNET_XPS_EXPIRED)
+		this_cpu_inc(xd->stats->expired);
 	return queue;
+}
+
+/*
+ * A flow without an entry goes to @proposed: say so now. The transmit
+ * wrapper writes the exact head once the driver has the packet, but until
+ * then the packet may wait in the qdisc (the queue stopped by BQL, say),
+ * and a packet of the same flow selected meanwhile on another CPU would
+ * find no entry and overtake it. With this one it finds the queue, whose
+ * qdisc backlog holds it. Head: the queue's count so far, a lower bound.
+ */
+static noinline void xfl_steer_new(struct net_device *dev, u64 *slot, u16 proposed)
+{
+	struct netdev_queue *txq;
+
+	if (proposed >= dev->real_num_tx_queues)
+		return;
+	txq = netdev_get_tx_queue(dev, proposed);
+	cmpxchg64(slot, 0, xnet_xps_pack(proposed, READ_ONCE(txq->dql.num_queued)));
 }
 
 /* The select wrapper's work. Caller: an RCU reader. */
@@ -338,8 +363,14 @@ static u16 xfl_steer(struct net_device *dev, struct sk_buff *skb,
 	entry = READ_ONCE(*slot);
 	this_cpu_inc(xd->stats->lookups);
 	/* No entry, or the flow's queue is the proposed one. */
-	if (likely(xnet_xps_decide_fast(entry, proposed) >= 0))
+	if (likely(xnet_xps_decide_fast(entry, proposed) >= 0)) {
+		if (unlikely(!entry))
+			xfl_steer_new(dev, slot, proposed);
+		/* Where XPS wants it again: a timed hold is over. */
+		else if (unlikely(entry & XNET_XPS_HOLDING))
+			cmpxchg64(slot, entry, entry & ~XNET_XPS_HOLD_BITS);
 		return proposed;
+	}
 	return xfl_steer_move(xd, dev, sb_dev, t, slot, entry, proposed);
 }
 
@@ -405,8 +436,10 @@ static netdev_tx_t xfl_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 	t = rcu_dereference_bh(xd->table);
 	if (likely(t)) {
-		WRITE_ONCE(t->entries[(u32)key & t->mask],
-			   xnet_xps_pack(queue, head));
+		u64 *slot = &t->entries[(u32)key & t->mask];
+
+		/* Still held on @queue: the hold keeps its stamp. */
+		WRITE_ONCE(*slot, xnet_xps_repack(READ_ONCE(*slot), queue, head));
 		this_cpu_inc(xd->stats->recorded);
 	}
 	return ret;

@@ -22,6 +22,7 @@ struct xfl_stats {
 	u64 moves;		/* flows moved after their old queue drained */
 	u64 held;		/* moves held back: old queue still busy */
 	u64 stale;		/* entries naming a queue gone or of another class */
+	u64 expired;		/* holds that lasted hold_max_ms: moved anyway */
 	u64 recorded;		/* entries written at transmit */
 };
 
@@ -48,6 +49,9 @@ struct xfl_dev {
 	bool warned_foreign;	/* someone else replaced dev->netdev_ops: said once */
 	unsigned int nr_queue_files;	/* queues/tx-N/xps_flow added, N < this */
 };
+
+/* The longest hold, in jiffies (0: unbounded); parameter hold_max_ms. */
+extern unsigned int xfl_hold_limit;
 
 struct xfl_dev *xfl_lookup(const struct net_device *dev);	/* RCU */
 void xfl_hash_add(struct xfl_dev *xd);

@@ -14,6 +14,7 @@ enum xnet_xps_verdict {
 	XNET_XPS_MOVE,
 	XNET_XPS_HOLD,
 	XNET_XPS_STALE,
+	XNET_XPS_EXPIRED,
 };
 
 #define XNET_XPS_MAX_ENTRIES	1048576u	/* 2^20 entries, 8 MiB */
@@ -35,6 +36,19 @@ int xnet_xps_decide(unsigned long long entry, unsigned short proposed,
 		    int old_state, unsigned short *queue);
 
 /*
+ * The same with holds bounded in time: @now is a coarse clock (the
+ * module: jiffies), @limit the longest hold in its units (0: unbounded,
+ * as xnet_xps_decide(); else below XNET_XPS_STAMP_MASK / 2). A hold that
+ * starts stamps the entry: *store is then the entry to write back (if the
+ * slot still holds @entry), else 0. A flow held @limit or longer goes to
+ * the proposed queue (XNET_XPS_EXPIRED).
+ */
+int xnet_xps_decide_timed(unsigned long long entry, unsigned short proposed,
+			  unsigned short nqueues, unsigned int old_completed,
+			  int old_state, unsigned short now, unsigned short limit,
+			  unsigned short *queue, unsigned long long *store);
+
+/*
  * Is @entry's queue busy: its qdisc holds packets (@backlog non-zero) or
  * its completion counter @completed has not reached the entry's head?
  * (xnet::xps::busy()). An empty entry is never busy.
@@ -53,7 +67,8 @@ unsigned long long xnet_xps_carry(unsigned long long into, int into_busy,
 
 /*
  * The entry layout, inline for the datapath (two calls per packet less):
- * bit 63 valid, bits 32..47 the queue, bits 0..31 head. The one
+ * bit 63 valid, bit 62 a timed hold is on, bits 48..61 when it began (the
+ * caller's clock, 14 bits), bits 32..47 the queue, bits 0..31 head. The one
  * definition: the C++ core (xps_flow.hpp, which C cannot include) builds
  * pack(), decide() and its tuple key on these (constexpr in C++ for that).
  */
@@ -64,12 +79,32 @@ unsigned long long xnet_xps_carry(unsigned long long into, int into_busy,
 #endif
 
 #define XNET_XPS_VALID		0x8000000000000000ull	/* bit 63 */
+#define XNET_XPS_HOLDING	0x4000000000000000ull	/* bit 62 */
+#define XNET_XPS_STAMP_SHIFT	48
+#define XNET_XPS_STAMP_MASK	0x3fffu			/* bits 48..61 */
+#define XNET_XPS_HOLD_BITS	(XNET_XPS_HOLDING | \
+				 (unsigned long long)XNET_XPS_STAMP_MASK << XNET_XPS_STAMP_SHIFT)
 
 /* The entry for a flow just handed to the driver on @queue. */
 static inline XNET_XPS_CONSTEXPR unsigned long long
 xnet_xps_pack(unsigned short queue, unsigned int head)
 {
 	return XNET_XPS_VALID | (unsigned long long)queue << 32 | head;
+}
+
+/*
+ * The entry after the flow's next packet went to the driver on @queue:
+ * a hold in progress on that queue keeps its stamp; any other queue
+ * starts afresh.
+ */
+static inline XNET_XPS_CONSTEXPR unsigned long long
+xnet_xps_repack(unsigned long long old, unsigned short queue, unsigned int head)
+{
+	unsigned long long e = xnet_xps_pack(queue, head);
+
+	if ((old & XNET_XPS_VALID) && (unsigned short)(old >> 32) == queue)
+		e |= old & XNET_XPS_HOLD_BITS;
+	return e;
 }
 
 /* Its queue, or -1 for an empty entry. */

@@ -8,18 +8,30 @@
 
 static_assert(XNET_XPS_MAX_ENTRIES == xnet::xps::kMaxEntries, "bound");
 
-extern "C" int xnet_xps_decide(unsigned long long entry, unsigned short proposed,
-			       unsigned short nqueues, unsigned int old_completed,
-			       int old_state, unsigned short *queue)
+extern "C" int xnet_xps_decide_timed(unsigned long long entry, unsigned short proposed,
+				     unsigned short nqueues, unsigned int old_completed,
+				     int old_state, unsigned short now, unsigned short limit,
+				     unsigned short *queue, unsigned long long *store)
 {
 	auto d = xnet::xps::decide(entry, proposed, nqueues, [=](xnet::u16) {
 		return xnet::xps::OldQueue{ old_completed,
 					    (old_state & XNET_XPS_OLD_BACKLOG) != 0,
 					    (old_state & XNET_XPS_OLD_OTHER_TC) != 0 };
-	});
+	}, xnet::xps::HoldClock{ now, limit });
 
 	*queue = d.queue;
+	*store = d.store;
 	return static_cast<int>(d.verdict);
+}
+
+extern "C" int xnet_xps_decide(unsigned long long entry, unsigned short proposed,
+			       unsigned short nqueues, unsigned int old_completed,
+			       int old_state, unsigned short *queue)
+{
+	unsigned long long store;
+
+	return xnet_xps_decide_timed(entry, proposed, nqueues, old_completed,
+				     old_state, 0, 0, queue, &store);
 }
 
 extern "C" int xnet_xps_busy(unsigned long long entry, unsigned int completed,

@@ -13,6 +13,10 @@
  *  - the queue's completion counter (dql.num_completed) has reached head:
  *    every byte of the flow handed to the driver there has left.
  * Then nothing of the flow is left on the old queue to be overtaken.
+ * A hold is bounded in time when the caller gives a clock (HoldClock): the
+ * first Hold stamps the entry, and a flow held that long goes where it is
+ * proposed to (Expired: it may be reordered once, it is not stuck behind a
+ * queue that never drains, e.g. one a bulk flow keeps full).
  *
  *   decide(entry, proposed, nqueues, old) -> queue to use, verdict
  *   pack(queue, head)                     -> the entry to store
@@ -40,12 +44,16 @@ namespace xps {
 constexpr u32 kMaxEntries = 1u << 20;
 
 constexpr u64 kValid = XNET_XPS_VALID;
+constexpr u64 kHolding = XNET_XPS_HOLDING;
+constexpr u64 kHoldBits = XNET_XPS_HOLD_BITS;
+constexpr u16 kStampMask = XNET_XPS_STAMP_MASK;
 
 constexpr u64 pack(u16 queue, u32 head) { return xnet_xps_pack(queue, head); }
 
 constexpr bool valid(u64 e) { return e & kValid; }
 constexpr u16 queue_of(u64 e) { return static_cast<u16>(e >> 32); }
 constexpr u32 head_of(u64 e) { return static_cast<u32>(e); }
+constexpr u16 stamp_of(u64 e) { return static_cast<u16>(e >> XNET_XPS_STAMP_SHIFT) & kStampMask; }
 
 enum class Verdict : u8 {
 	New,	/* no entry: the proposed queue */
@@ -54,18 +62,31 @@ enum class Verdict : u8 {
 	Hold,	/* the old queue still holds the flow's bytes: stay */
 	Stale,	/* the old queue no longer exists, or is outside the
 		 * proposed queue's traffic class: the proposed one */
+	Expired,	/* held for HoldClock::limit already: the proposed one */
 };
 
 static_assert(static_cast<int>(Verdict::New) == XNET_XPS_NEW &&
 	      static_cast<int>(Verdict::Same) == XNET_XPS_SAME &&
 	      static_cast<int>(Verdict::Move) == XNET_XPS_MOVE &&
 	      static_cast<int>(Verdict::Hold) == XNET_XPS_HOLD &&
-	      static_cast<int>(Verdict::Stale) == XNET_XPS_STALE,
+	      static_cast<int>(Verdict::Stale) == XNET_XPS_STALE &&
+	      static_cast<int>(Verdict::Expired) == XNET_XPS_EXPIRED,
 	      "Verdict mirrors enum xnet_xps_verdict");
 
 struct Decision {
 	u16 queue;
 	Verdict verdict;
+	u64 store = 0;	/* non-zero: write it back (a hold's stamp) */
+};
+
+/*
+ * A coarse clock for bounded holds: @now (14 bits used), @limit the
+ * longest hold in its units, below kStampMask / 2 (wrap-around); 0 holds
+ * without bound.
+ */
+struct HoldClock {
+	u16 now = 0;
+	u16 limit = 0;
 };
 
 /* What the datapath reads of the flow's old queue when it wants to move. */
@@ -94,7 +115,8 @@ constexpr bool busy(u64 entry, OldQueue o)
  * the flow wants to change queues.
  */
 template <typename Old>
-constexpr Decision decide(u64 entry, u16 proposed, u16 nqueues, Old &&old)
+constexpr Decision decide(u64 entry, u16 proposed, u16 nqueues, Old &&old,
+			  HoldClock clk = {})
 {
 	int fast = xnet_xps_decide_fast(entry, proposed);	/* New, Same */
 
@@ -111,9 +133,17 @@ constexpr Decision decide(u64 entry, u16 proposed, u16 nqueues, Old &&old)
 	/* Never hold a flow on a queue its class no longer allows. */
 	if (o.other_class)
 		return { proposed, Verdict::Stale };
-	if (busy(entry, o))
+	if (!busy(entry, o))
+		return { proposed, Verdict::Move };
+	if (!clk.limit)
 		return { q, Verdict::Hold };
-	return { proposed, Verdict::Move };
+	if (!(entry & kHolding))
+		return { q, Verdict::Hold,
+			 (entry & ~kHoldBits) | kHolding |
+			 static_cast<u64>(clk.now & kStampMask) << XNET_XPS_STAMP_SHIFT };
+	if (static_cast<u16>((clk.now - stamp_of(entry)) & kStampMask) < clk.limit)
+		return { q, Verdict::Hold };
+	return { proposed, Verdict::Expired };
 }
 
 /*

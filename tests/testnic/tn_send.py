@@ -7,7 +7,7 @@ seq starts at --seq0 and counts up by one per packet.
 
   tn_send.py DEV [--flows N] [--flow-base ID] [--burst K] [--bursts N |
              --duration S] [--cpus 0,1] [--gap-us US] [--size BYTES]
-             [--dst MAC] [--udp IP:PORT] [--until-gone]
+             [--dst MAC] [--udp IP:PORT] [--until-gone] [--prio N]
 
 A burst is K packets per flow, flows interleaved. Before each burst the
 process pins itself to the next CPU of --cpus (sched_setaffinity migrates
@@ -17,7 +17,8 @@ AF_PACKET socket bound to DEV; --udp sends the header as UDP payload with
 SO_BINDTODEVICE instead. ENOBUFS (qdisc full) is retried after 1 ms, so
 every seq is sent exactly once. --until-gone: the device going away or down
 (ENXIO/ENODEV/ENETDOWN..., or any error when /sys/class/net/DEV is gone or
-not up within 5 s) ends the run quietly (exit 0). Last line: "sent=N bursts=N retries=N
+not up within 5 s) ends the run quietly (exit 0). --prio: SO_PRIORITY of
+the socket (skb->priority: the traffic class under mqprio). Last line: "sent=N bursts=N retries=N
 cpus_seen=LIST migrations=N".
 """
 import argparse
@@ -69,6 +70,7 @@ def main():
     ap.add_argument("--dst", default="ff:ff:ff:ff:ff:ff")
     ap.add_argument("--udp", default="")
     ap.add_argument("--until-gone", action="store_true")
+    ap.add_argument("--prio", type=int, default=-1)
     a = ap.parse_args()
 
     cpus = [int(c) for c in a.cpus.split(",") if c != ""]
@@ -93,6 +95,8 @@ def main():
 
         def send(flow, seq):
             s.send(eth + MAGIC + struct.pack("!II", flow, seq) + bytes(pad))
+    if a.prio >= 0:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, a.prio)
 
     seqs = [a.seq0] * a.flows
     sent = bursts = retries = migrations = 0

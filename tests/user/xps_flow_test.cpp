@@ -480,3 +480,87 @@ TEST(XpsFlow, NeverHeldOutsideItsClass)
 	EXPECT_EQ(xnet_xps_decide(e, 1, 4, 0, XNET_XPS_OLD_BACKLOG, &q), XNET_XPS_HOLD);
 	EXPECT_EQ(q, 0);
 }
+
+/*
+ * Holds bounded in time: the first Hold stamps the entry (store), later
+ * ones within the limit keep holding, at the limit the flow goes where it
+ * is proposed (Expired), and the clock's 14-bit wrap is handled.
+ */
+TEST(XpsFlow, TimedHold)
+{
+	auto busy = [](u16) { return xps::OldQueue{ 0, true }; };
+	const u64 e = xps::pack(0, 100);
+
+	/* No clock: held without bound, nothing stored (the old behaviour). */
+	auto d = xps::decide(e, 1, 4, busy);
+	EXPECT_EQ(d.verdict, Verdict::Hold);
+	EXPECT_EQ(d.store, 0u);
+
+	/* A hold begins at 1000: stamped, queue and head kept. */
+	d = xps::decide(e, 1, 4, busy, { 1000, 50 });
+	ASSERT_EQ(d.verdict, Verdict::Hold);
+	EXPECT_EQ(d.queue, 0);
+	const u64 s = d.store;
+	ASSERT_NE(s, 0u);
+	EXPECT_TRUE(s & xps::kHolding);
+	EXPECT_EQ(xps::stamp_of(s), 1000);
+	EXPECT_EQ(xps::queue_of(s), 0);
+	EXPECT_EQ(xps::head_of(s), 100u);
+	EXPECT_TRUE(xps::valid(s));
+
+	/* Within the limit: held, nothing to store. */
+	d = xps::decide(s, 1, 4, busy, { 1049, 50 });
+	EXPECT_EQ(d.verdict, Verdict::Hold);
+	EXPECT_EQ(d.store, 0u);
+	/* At the limit: the proposed queue. */
+	d = xps::decide(s, 1, 4, busy, { 1050, 50 });
+	EXPECT_EQ(d.verdict, Verdict::Expired);
+	EXPECT_EQ(d.queue, 1);
+
+	/* Across the wrap of the 14-bit stamp. */
+	d = xps::decide(e, 1, 4, busy, { 0x3ff0, 50 });
+	const u64 w = d.store;
+	EXPECT_EQ(xps::stamp_of(w), 0x3ff0);
+	EXPECT_EQ(xps::decide(w, 1, 4, busy, { 0x0010, 50 }).verdict, Verdict::Hold);
+	EXPECT_EQ(xps::decide(w, 1, 4, busy, { 0x0022, 50 }).verdict, Verdict::Expired);
+	/* Only the low 14 bits of the clock count. */
+	EXPECT_EQ(xps::decide(w, 1, 4, busy, { 0xc010, 50 }).verdict, Verdict::Hold);
+
+	/* Drained meanwhile: a move, whatever the stamp says. */
+	d = xps::decide(s, 1, 4, [](u16) { return xps::OldQueue{ 100, false }; }, { 9000, 50 });
+	EXPECT_EQ(d.verdict, Verdict::Move);
+	/* Another class: Stale before any timing. */
+	d = xps::decide(s, 1, 4, [](u16) { return xps::OldQueue{ 0, true, true }; }, { 1001, 50 });
+	EXPECT_EQ(d.verdict, Verdict::Stale);
+	/* The proposed queue is the flow's: Same (the caller clears the stamp). */
+	EXPECT_EQ(xps::decide(s, 0, 4, busy, { 9000, 50 }).verdict, Verdict::Same);
+
+	/* The C ABI. */
+	unsigned short q = 9;
+	unsigned long long st = 1;
+	EXPECT_EQ(xnet_xps_decide_timed(e, 1, 4, 0, XNET_XPS_OLD_BACKLOG, 1000, 50, &q, &st),
+		  XNET_XPS_HOLD);
+	EXPECT_EQ(st, s);
+	EXPECT_EQ(xnet_xps_decide_timed(s, 1, 4, 0, XNET_XPS_OLD_BACKLOG, 1050, 50, &q, &st),
+		  XNET_XPS_EXPIRED);
+	EXPECT_EQ(q, 1);
+	EXPECT_EQ(st, 0u);
+}
+
+/* A transmit on the held queue keeps the stamp; any other queue drops it. */
+TEST(XpsFlow, RepackKeepsAHoldOnItsQueue)
+{
+	auto busy = [](u16) { return xps::OldQueue{ 0, true }; };
+	const u64 s = xps::decide(xps::pack(2, 100), 1, 4, busy, { 77, 50 }).store;
+
+	ASSERT_NE(s, 0u);
+	u64 r = xnet_xps_repack(s, 2, 300);
+	EXPECT_EQ(xps::head_of(r), 300u);
+	EXPECT_EQ(xps::queue_of(r), 2);
+	EXPECT_TRUE(r & xps::kHolding);
+	EXPECT_EQ(xps::stamp_of(r), 77);
+	r = xnet_xps_repack(s, 1, 300);
+	EXPECT_EQ(r, xps::pack(1, 300));
+	EXPECT_EQ(xnet_xps_repack(0, 3, 5), xps::pack(3, 5));
+	EXPECT_EQ(xnet_xps_repack(xps::pack(3, 1), 3, 5), xps::pack(3, 5));
+}
