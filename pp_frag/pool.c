@@ -89,27 +89,59 @@ static struct page *ppf_alloc(struct ppf_pool *pool, unsigned int *order)
 	return alloc_pages_node(pool->nid, gfp, 0);
 }
 
-/* A new page's DMA mapping, for a pool a driver opted in (BH off). */
+/* Slot @i's orphan record (mapped pages have one), now the caller's. */
+static struct ppf_orphan *ppf_rec_take(struct ppf_pool *pool, unsigned int i)
+{
+	struct ppf_orphan *o = pool->orphan_rec[i];
+
+	pool->orphan_rec[i] = NULL;
+	return o;
+}
+
+/*
+ * A new page's DMA mapping, for a pool a driver opted in (BH off). The
+ * mapping is made once and used for every frag of the page with no sync,
+ * so only a mapping that never needs one is kept: under bounce buffering
+ * (swiotlb=force, SEV/TDX, a DMA mask the page is above) the device would
+ * read the bounce buffer, which nobody fills. Such a page stays unmapped:
+ * the driver maps its frags itself, with the syncs the DMA API does. A
+ * mapped page comes with its orphan record, so that retiring it later
+ * (busy, its pool going) needs no allocation that could fail and leave
+ * the mapping behind.
+ */
 static void ppf_map_new(struct ppf_pool *pool, struct xnet_frag_slot *slot,
 			unsigned int i)
 {
 	struct device *dma_dev = READ_ONCE(pool->dma_dev);
 	struct page *page = slot->page;
+	struct ppf_orphan *rec;
 	dma_addr_t dma;
 
 	if (!dma_dev)
 		return;
+	rec = kmalloc(sizeof(*rec), GFP_ATOMIC | __GFP_NOWARN);
+	if (!rec)
+		return;
 	dma = dma_map_page_attrs(dma_dev, page, 0, PAGE_SIZE << slot->order,
 				 DMA_TO_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
 	if (dma_mapping_error(dma_dev, dma))
-		return;
-	if (xa_err(xa_store(&pool->dma_pages, page_to_pfn(page),
-			    xa_mk_value(i), GFP_ATOMIC))) {
-		dma_unmap_page_attrs(dma_dev, dma, PAGE_SIZE << slot->order,
-				     DMA_TO_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
-		return;
+		goto err_free;
+	if (dma_need_sync(dma_dev, dma)) {
+		this_cpu_inc(pool->stats->dma_refused);
+		goto err_unmap;
 	}
+	if (xa_err(xa_store(&pool->dma_pages, page_to_pfn(page),
+			    xa_mk_value(i), GFP_ATOMIC)))
+		goto err_unmap;
 	slot->dma = dma;
+	pool->orphan_rec[i] = rec;
+	return;
+
+err_unmap:
+	dma_unmap_page_attrs(dma_dev, dma, PAGE_SIZE << slot->order,
+			     DMA_TO_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
+err_free:
+	kfree(rec);
 }
 
 /*
@@ -186,6 +218,7 @@ unsigned long ppf_pool_shrink(struct ppf_pool *pool, unsigned long max)
 {
 	struct {
 		struct page *page;
+		struct ppf_orphan *rec;
 		dma_addr_t dma;
 		unsigned int bias, order;
 	} out[PPF_BATCH];
@@ -218,14 +251,17 @@ unsigned long ppf_pool_shrink(struct ppf_pool *pool, unsigned long max)
 			out[k].dma = slot->dma;
 			out[k].bias = slot->bias;
 			out[k].order = slot->order;
+			out[k].rec = ppf_rec_take(pool, idx[k]);
 			if (slot->dma)
 				xa_erase(&pool->dma_pages, page_to_pfn((struct page *)slot->page));
 			xnet_frag_forget(&pool->state, idx[k]);
 		}
 		spin_unlock_bh(&pool->lock);
-		for (k = 0; k < n; k++)
+		for (k = 0; k < n; k++) {
 			ppf_page_release(out[k].page, out[k].bias, out[k].order,
 					 dma_dev, out[k].dma);
+			kfree(out[k].rec);
+		}
 		if (n) {
 			this_cpu_add(pool->stats->shrunk, n);
 			done += n;
@@ -258,6 +294,7 @@ void ppf_pool_sum(struct ppf_pool *pool, struct ppf_stats *sum,
 		sum->fresh += s->fresh;
 		sum->fallback += s->fallback;
 		sum->shrunk += s->shrunk;
+		sum->dma_refused += s->dma_refused;
 	}
 	/*
 	 * Lockless (a reader must not stall the pool): a snapshot, each slot
@@ -291,12 +328,14 @@ struct ppf_pool *ppf_pool_create(struct net_device *dev, unsigned int pages)
 	spin_lock_init(&pool->lock);
 	xa_init(&pool->dma_pages);
 	pool->slots = kvcalloc(pages, sizeof(*pool->slots), GFP_KERNEL_ACCOUNT);
+	pool->orphan_rec = kvcalloc(pages, sizeof(*pool->orphan_rec), GFP_KERNEL_ACCOUNT);
 	pool->cache = alloc_percpu_gfp(struct ppf_cache, GFP_KERNEL_ACCOUNT);
 	pool->stats = alloc_percpu_gfp(struct ppf_stats, GFP_KERNEL_ACCOUNT);
-	if (!pool->slots || !pool->cache || !pool->stats ||
+	if (!pool->slots || !pool->orphan_rec || !pool->cache || !pool->stats ||
 	    xnet_frag_pool_init(&pool->state, pool->slots, pages)) {
 		free_percpu(pool->stats);
 		free_percpu(pool->cache);
+		kvfree(pool->orphan_rec);
 		kvfree(pool->slots);
 		kfree(pool);
 		return NULL;
@@ -313,18 +352,23 @@ struct ppf_pool *ppf_pool_create(struct net_device *dev, unsigned int pages)
  * driver's DMA mapping is never dropped while the device may still read
  * the page.
  */
-static void ppf_page_retire(struct xnet_frag_slot *slot, struct device *dma_dev)
+static void ppf_page_retire(struct ppf_pool *pool, unsigned int i,
+			    struct device *dma_dev)
 {
+	struct xnet_frag_slot *slot = &pool->slots[i];
+	struct ppf_orphan *o = ppf_rec_take(pool, i);
 	struct page *page = slot->page;
-	struct ppf_orphan *o;
 
 	if (page_ref_count(page) == slot->bias) {
 		ppf_page_release(page, slot->bias, slot->order, dma_dev, slot->dma);
+		kfree(o);
 		return;
 	}
-	o = kmalloc(sizeof(*o), GFP_KERNEL);
+	/* A mapped page has its record; an unmapped one can do without. */
+	if (!o)
+		o = kmalloc(sizeof(*o), GFP_KERNEL);
 	if (!o) {
-		/* Cannot wait for it: leak the mapping, not the page. */
+		/* No mapping to wait for: the stack drops the last reference. */
 		atomic_long_inc(&ppf_handed_over);
 		ppf_page_release(page, slot->bias, slot->order, NULL, 0);
 		return;
@@ -356,9 +400,10 @@ void ppf_pool_destroy(struct ppf_pool *pool)
 		struct xnet_frag_slot *slot = &pool->slots[i];
 
 		if (slot->state != XNET_FRAG_UNUSED)
-			ppf_page_retire(slot, dma_dev);
+			ppf_page_retire(pool, i, dma_dev);
 	}
 	xa_destroy(&pool->dma_pages);
+	kvfree(pool->orphan_rec);
 	free_percpu(pool->stats);
 	free_percpu(pool->cache);
 	kvfree(pool->slots);
@@ -454,6 +499,7 @@ void ppf_pool_dma_unmap(struct ppf_pool *pool)
 		dma_unmap_page_attrs(dma_dev, slot->dma, PAGE_SIZE << slot->order,
 				     DMA_TO_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
 		slot->dma = 0;
+		kfree(ppf_rec_take(pool, i));
 	}
 	spin_unlock_bh(&pool->lock);
 }

@@ -17,7 +17,10 @@ struct ppf_stats {
 	u64 fresh;		/* ... of which were new pool pages */
 	u64 fallback;		/* refills left to the kernel: pool empty/full */
 	u64 shrunk;		/* idle pages given back by the shrinker */
+	u64 dma_refused;	/* pages left unmapped: the mapping needs syncs */
 };
+
+struct ppf_orphan;
 
 /*
  * A CPU's cache of a pool: used on its CPU with BHs off; @lock (never
@@ -40,6 +43,7 @@ struct ppf_pool {
 	spinlock_t lock;			/* @state: ring, slots, adds */
 	struct xnet_frag_pool state;
 	struct xnet_frag_slot *slots;
+	struct ppf_orphan **orphan_rec;		/* per slot: a mapped page's */
 	struct ppf_cache __percpu *cache;
 	struct ppf_stats __percpu *stats;
 	struct xarray dma_pages;		/* pfn -> slot (value entry), DMA */

@@ -4,10 +4,16 @@
  *
  * A driver that opts in for its net device (under RTNL, e.g. in ndo_open)
  * has every page of the device's pool mapped once for @dma_dev
- * (DMA_TO_DEVICE, no CPU sync: on non-coherent platforms the driver syncs
- * the frag range itself). At transmit, pp_frag_dma_addr() gives the
- * mapping of a frag's page, or DMA_MAPPING_ERROR for any other page (map it
- * as usual). The mapping belongs to pp_frag: never unmap it. Opt out (under
+ * (DMA_TO_DEVICE) and used for every frag of the page with no sync. So
+ * only a device that never needs a sync qualifies: pp_frag_dma_register()
+ * fails with -EOPNOTSUPP when a mapping for @dma_dev needs one (swiotlb
+ * bounce buffers: swiotlb=force, SEV/TDX guests; a device that is not
+ * DMA-coherent), and a page whose own mapping would need one (above a
+ * 32-bit mask, say) is left unmapped. At transmit, pp_frag_dma_addr()
+ * gives the DMA address of the frag's page itself (a tail page of a
+ * compound pool page included: add the frag's offset), or
+ * DMA_MAPPING_ERROR for any other page (map it as usual, with the syncs
+ * of the DMA API). The mapping belongs to pp_frag: never unmap it. Opt out (under
  * RTNL) only once the device no longer transmits (ndo_stop after the TX
  * rings drained): mappings of pages still in flight are dropped then.
  * The driver keeps pp_frag loaded while opted in (symbol_get() or a

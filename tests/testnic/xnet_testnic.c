@@ -108,6 +108,10 @@
  *   opted in and pp_frag_dma_addr() has one ("saved", never unmapped
  *   here), else skb_frag_dma_map() ("maps"), undone at TX completion or
  *   purge ("unmaps"). A failed map drops the packet before BQL hears of it.
+ *   At completion the device "reads" each frag through its DMA address
+ *   (dma-direct: the memory at that physical address, e.g. a swiotlb bounce
+ *   slot): a frag whose bytes there differ is counted as bad_addr and the
+ *   wire carries the bytes read, as a real NIC would send them.
  *   Opt-in takes references on pp_frag with symbol_get() (no module
  *   dependency); opt-out quiesces a running device's TX first (no xmit, rings
  *   drained), and happens by itself on NETDEV_UNREGISTER (before pp_frag's).
@@ -221,6 +225,7 @@ struct tn_skb_cb {
 struct tn_dma_frag {
 	dma_addr_t addr;
 	unsigned int len;
+	bool elsewhere;		/* not the frag's physical address */
 };
 
 #define TN_CB(skb) ((struct tn_skb_cb *)(skb)->cb)
@@ -607,19 +612,61 @@ static void tn_wire(struct tn_priv *priv, struct sk_buff_head *batch)
 /* ---- DMA --------------------------------------------------------------- */
 
 /*
- * The "device read" of a frag: with dma-direct (no IOMMU, no bounce) a DMA
- * address is the physical address of the bytes; anything else (a wrong
- * offset into a pool page, a swiotlb bounce slot) is counted as bad_addr.
+ * With dma-direct a DMA address is a physical address, and the device
+ * reads what is there. Is it somewhere else than the frag's bytes (a
+ * swiotlb bounce slot, or a wrong address)? Then the device read at
+ * completion (tn_dma_read()) must look.
  */
-static void tn_dma_check(struct tn_priv *priv, const skb_frag_t *f,
-			 dma_addr_t addr)
+static bool tn_dma_elsewhere(const skb_frag_t *f, dma_addr_t addr)
 {
 #ifdef CONFIG_HAS_DMA
-	if (tn_dma_direct &&
-	    dma_to_phys(tn_dma_dev, addr) !=
-	    page_to_phys(skb_frag_page(f)) + skb_frag_off(f))
-		atomic64_inc(&priv->dma.bad_addr);
+	return tn_dma_direct &&
+	       dma_to_phys(tn_dma_dev, addr) !=
+	       page_to_phys(skb_frag_page(f)) + skb_frag_off(f);
+#else
+	return false;
 #endif
+}
+
+/*
+ * The device reads the frags at their DMA addresses, as a NIC does when it
+ * fetches a descriptor's buffer: the wire carries what it read. A frag
+ * whose DMA address holds other bytes than the frag (a bounce buffer
+ * nobody synced, a wrong offset into a pool page) is counted as bad_addr
+ * and goes on the wire as read: returns a copy of @skb carrying those
+ * bytes, or NULL to send @skb as it is. Before the frags are unmapped.
+ */
+static struct sk_buff *tn_dma_read(struct tn_priv *priv, struct sk_buff *skb)
+{
+	const struct skb_shared_info *si = skb_shinfo(skb);
+	struct tn_dma_frag *d = TN_CB(skb)->dma;
+	unsigned int i, off = skb_headlen(skb);
+	struct sk_buff *nskb = NULL;
+
+	if (!d)
+		return NULL;
+	for (i = 0; i < si->nr_frags; off += skb_frag_size(&si->frags[i]), i++) {
+		const skb_frag_t *f = &si->frags[i];
+		const void *seen;
+
+		if (!d[i].elsewhere)
+			continue;
+		seen = phys_to_virt(dma_to_phys(tn_dma_dev, d[i].addr));
+		if (!memcmp(seen, skb_frag_address(f), skb_frag_size(f)))
+			continue;
+		atomic64_inc(&priv->dma.bad_addr);
+		if (!nskb) {
+			nskb = skb_copy(skb, GFP_ATOMIC);
+			if (!nskb) {
+				atomic64_inc(&priv->dma.errors);
+				return NULL;
+			}
+			TN_CB(nskb)->dma = NULL;
+			TN_CB(nskb)->dma_own = 0;
+		}
+		memcpy(nskb->data + off, seen, skb_frag_size(f));
+	}
+	return nskb;
 }
 
 /* Unmap what tn_dma_map() mapped for @skb and free its addresses. */
@@ -676,10 +723,8 @@ static int tn_dma_map(struct tn_priv *priv, struct sk_buff *skb)
 		if (ppf_addr)
 			addr = ppf_addr(priv->dev, page);
 		if (addr != DMA_MAPPING_ERROR) {
-			/* The mapping covers the whole (compound) page. */
-			addr += ((page_to_pfn(page) -
-				  page_to_pfn(compound_head(page))) << PAGE_SHIFT) +
-				skb_frag_off(f);
+			/* pp_frag's address of the frag's page itself. */
+			addr += skb_frag_off(f);
 			saved++;
 		} else {
 			addr = skb_frag_dma_map(tn_dma_dev, f, 0,
@@ -691,7 +736,7 @@ static int tn_dma_map(struct tn_priv *priv, struct sk_buff *skb)
 		}
 		d[i].addr = addr;
 		d[i].len = skb_frag_size(f);
-		tn_dma_check(priv, f, addr);
+		d[i].elsewhere = tn_dma_elsewhere(f, addr);
 	}
 	if (maps)
 		atomic64_add(maps, &priv->dma.maps);
@@ -812,9 +857,17 @@ static int tn_tx_poll(struct napi_struct *napi, int budget)
 		/* Done with the sender's socket, as a NIC's TX completion
 		 * (outside our locks: destructors may do work).
 		 */
-		skb_queue_walk(&batch, skb) {
+		struct sk_buff *tmp, *seen;
+
+		skb_queue_walk_safe(&batch, skb, tmp) {
+			seen = tn_dma_read(priv, skb);
 			tn_dma_unmap(priv, skb);
 			skb_orphan(skb);
+			if (seen) {
+				__skb_queue_after(&batch, skb, seen);
+				__skb_unlink(skb, &batch);
+				consume_skb(skb);
+			}
 		}
 		tn_wire(priv, &batch);
 		netdev_tx_completed_queue(txq, pkts, bytes);
