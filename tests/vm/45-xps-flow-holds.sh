@@ -72,8 +72,14 @@ for v in -1 8001 abc 1.5 ''; do
 	[ "$R" = 1000 ] || fail "hold_max_ms changed to '$R' by a refused write"
 done
 wput $CNT 1024 || fail "enable"
-wput $D/tn0/tx-0/delay_us 3000000 || fail "delay_us"
-wput $D/tn0/tx-1/delay_us 3000000 || fail "delay_us"
+# A BQL floor above what a run sends: every packet goes to the ring at once
+# (none waits in the qdisc, where BQL would release them one completion
+# delay at a time), so the holds here come from the completions alone.
+for q in 0 1; do
+	wput $D/tn0/tx-$q/delay_us 3000000 || fail "delay_us"
+	wput /sys/class/net/tn0/queues/tx-$q/byte_queue_limits/limit_min 1000000 ||
+		fail "tx-$q limit_min"
+done
 
 # ---- bound
 wput $HOLD 0 || fail "hold_max_ms=0"
