@@ -285,7 +285,10 @@ mirror_tree() {
 		now[$f]=1
 		if ! cmp -s "$src/$f" "$dst/$f"; then
 			mkdir -p "$dst/$(dirname "$f")"
-			cp -p "$src/$f" "$dst/$f"
+			# A fresh mtime, not the source's (cp -p): a copy from another
+			# tree may be older than the objects built here, and kbuild
+			# would keep them.
+			cp "$src/$f" "$dst/$f"
 		fi
 	done < <(git -C "$src" ls-files -z -co --exclude-standard)
 	if [ -f "$dst/.xnet-files" ]; then

@@ -54,12 +54,6 @@ tp_cleanup() {
 	tn_cleanup
 }
 
-declare -A ST=()
-xstats() {
-	local k v
-	ST=()
-	while read -r k v; do ST[$k]=$v; done </sys/class/net/tn0/xps_flow_stats
-}
 
 # mover_start / mover_stop: the lcore moving between CPU 0 and 1
 mover_start() {

@@ -27,12 +27,6 @@ TC=/sbin/tc
 # tx-1 from the second burst on. (A burst back on CPU 0 would end the hold:
 # the flows are where XPS wants them then, and the next hold starts anew.)
 CPUS=0,1,1,1,1,1,1,1,1,1,1,1
-declare -A ST=()
-xstats() {
-	local k v
-	ST=()
-	while read -r k v; do ST[$k]=$v; done </sys/class/net/tn0/xps_flow_stats
-}
 
 xfl_cleanup() {
 	$TC qdisc del dev tn0 root 2>/dev/null || true

@@ -42,17 +42,8 @@ cleanup() {
 OPTIN=$D/tn0/dma_optin
 POOLF=/sys/class/net/tn0/pp_frag_pool_pages
 
-# dma [DEV]: DEV's (tn0) dma counters into DM[key].
-declare -A DM=()
-dma() {
-	local k v
-	DM=()
-	while read -r k v; do DM[$k]=$v; done <"$D/${1:-tn0}/dma"
-}
 # werr FILE VALUE: the error text of writing VALUE to FILE ("" if it worked).
 werr() { WERR=$({ printf '%s\n' "$2" >"$1"; } 2>&1) || true; }
-# mapped_idle [DEV]: every map of DEV undone (nothing on the rings).
-mapped_idle() { dma "${1:-tn0}"; [ "${DM[maps]}" -eq "${DM[unmaps]}" ]; }
 idle() {
 	wait_until 10 mapped_idle "$@" || fail "$1: maps ${DM[maps]} != unmaps ${DM[unmaps]} when idle"
 	expect_eq "${DM[errors]}" 0 "DMA errors"

@@ -29,13 +29,6 @@ cleanup() {
 }
 OPTIN=$D/tn0/dma_optin
 POOLF=/sys/class/net/tn0/pp_frag_pool_pages
-declare -A DM=()
-dma() {
-	local k v
-	DM=()
-	while read -r k v; do DM[$k]=$v; done <"$D/tn0/dma"
-}
-mapped_idle() { dma; [ "${DM[maps]}" -eq "${DM[unmaps]}" ]; }
 
 grep -qw 'swiotlb=force' /proc/cmdline || fail "not booted with swiotlb=force"
 tn_setup

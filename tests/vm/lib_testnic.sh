@@ -113,6 +113,25 @@ send() {
 	SENT=${SENT%% *}
 }
 
+# xstats: tn0's xps_flow_stats into ST[key].
+declare -A ST=()
+xstats() {
+	local k v
+	ST=()
+	while read -r k v; do ST[$k]=$v; done </sys/class/net/tn0/xps_flow_stats
+}
+
+# dma [DEV]: DEV's (tn0) DMA counters into DM[key].
+declare -A DM=()
+dma() {
+	local k v
+	DM=()
+	while read -r k v; do DM[$k]=$v; done <"$D/${1:-tn0}/dma"
+}
+
+# mapped_idle [DEV]: every DMA map of DEV undone (nothing on the rings).
+mapped_idle() { dma "${1:-tn0}"; [ "${DM[maps]}" -eq "${DM[unmaps]}" ]; }
+
 wire_diag() { # DEV LABEL
 	wire "$1"
 	ktap_diag "$2: packets=${W[packets]} test=${W[test]} tcp=${W[tcp]} flows=${W[flows]}" \
