@@ -14,8 +14,9 @@
 #   make vmtest-debug    the guest tests on the debug kernel (KASAN, lockdep,
 #                        kmemleak, UBSAN, ...: scripts/vm/debug-kernel.sh)
 #   make check-debug     vmtest-selftest and vmtest on the debug kernel
-#   make vmtest-rt       the guest tests on Debian's PREEMPT_RT kernel
-#                        (linux-image-rt-amd64), modules built in build/rt/src
+#   make vmtest-series   the guest tests on Debian's kernel of SERIES (6.1,
+#                        6.12), modules built in build/<release>/src
+#   make vmtest-rt       the same on its PREEMPT_RT flavour (a subset)
 #   make check-build     W=1, sparse, checkpatch and C++ object guards
 #   make fuzz            libFuzzer (clang, ASan+UBSan) on the core's parsers,
 #                        FUZZ_SECONDS (300) per target, corpus kept in build/fuzz
@@ -40,9 +41,11 @@ KVER = $(eval KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null))$(KVER)
 
 MODULES := nvme_tcp_prio nvmet_tcp_prio xps_flow pp_frag
-KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT)
+include $(ROOT)/compat/kmake.mk
+KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT) $(XNET_KMAKE_FLAGS)
 
-.PHONY: all modules install clean setup check demo test-user kunit vmtest testnic \
+.PHONY: all modules install clean setup check demo test-user kunit vmtest testnic faults kmake-flags \
+	vmtest-series \
 	check-build style sparse vmtest-selftest bench-nvme bench-xps bench-pp \
 	debug-kernel vmtest-debug vmtest-selftest-debug check-debug vmtest-rt
 
@@ -55,13 +58,23 @@ install: modules
 	$(KMAKE) INSTALL_MOD_DIR=extra KERNELRELEASE=$(KVER) modules_install
 	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
 
-# The BQL test NIC (tests/testnic): built for the tests, never installed.
+# The BQL test NIC (tests/testnic) and the checkers' deliberate bugs
+# (tests/faults): built for the tests, never installed.
 testnic:
-	$(MAKE) -C $(KDIR) M=$(ROOT)/tests/testnic modules
+	$(MAKE) -C $(KDIR) M=$(ROOT)/tests/testnic $(XNET_KMAKE_FLAGS) modules
+
+faults:
+	$(MAKE) -C $(KDIR) M=$(ROOT)/tests/faults $(XNET_KMAKE_FLAGS) modules
+
+# What the kernel's make gets from compat/kmake.mk for this KDIR, one
+# VAR=value a line (for scripts that call it directly).
+kmake-flags:
+	@$(if $(XNET_PAHOLE_FLAGS),echo 'MODULE_PAHOLE_FLAGS=$(XNET_PAHOLE_FLAGS)',true)
 
 clean:
 	$(KMAKE) clean 2>/dev/null || true
 	$(MAKE) -C $(KDIR) M=$(ROOT)/tests/testnic clean 2>/dev/null || true
+	$(MAKE) -C $(KDIR) M=$(ROOT)/tests/faults clean 2>/dev/null || true
 	rm -rf $(BUILD)
 
 setup:
@@ -93,6 +106,13 @@ kunit:
 vmtest: modules testnic
 	$(ROOT)/scripts/vmtest.sh --kernel /boot/vmlinuz-$(KVER)
 
+# The guest suite on Debian's kernel of series SERIES (6.1, 6.12:
+# scripts/kernels.sh), modules built against its headers in
+# build/<release>/src; make check runs it for every series of XNET_KERNELS.
+SERIES ?= 6.1
+vmtest-series:
+	$(ROOT)/scripts/vmtest.sh --series $(SERIES)
+
 # Proves the guest harness catches failures, console warnings, bad taint,
 # hangs and crashes (boots with deliberately broken tests from a temp dir).
 vmtest-selftest:
@@ -119,10 +139,12 @@ check-debug:
 # overrides.
 VMTEST_RT_TESTS ?= 01 2 31 32 5 61
 vmtest-rt:
-	$(ROOT)/scripts/vmtest.sh --rt $(VMTEST_RT_TESTS)
+	$(ROOT)/scripts/vmtest.sh --rt --series $(SERIES) $(VMTEST_RT_TESTS)
 
+# Every kernel of XNET_KERNELS (default: 6.1 and 6.12), unless KDIR is given.
 check-build:
-	KDIR=$(KDIR) $(ROOT)/scripts/check-build.sh
+	$(if $(filter command line environment,$(origin KDIR)),KDIR=$(KDIR)) \
+		$(ROOT)/scripts/check-build.sh
 
 # libFuzzer targets of tests/fuzz (scripts/fuzz.sh; crashes in build/fuzz/crashes).
 FUZZ_SECONDS ?= 300
@@ -151,7 +173,12 @@ bench-xps: modules testnic
 bench-pp: modules testnic
 	$(ROOT)/scripts/bench-pp.sh --kernel /boot/vmlinuz-$(KVER)
 
+# One guest per kernel series of XNET_KERNELS (default 6.1 6.12), each with
+# the modules built against that kernel's headers.
+XNET_KERNELS ?= $(shell $(ROOT)/scripts/kernels.sh list)
 demo:
 	$(ROOT)/scripts/setup.sh
-	$(MAKE) modules
-	$(ROOT)/scripts/demo.sh --kernel /boot/vmlinuz-$(KVER)
+	@for s in $(XNET_KERNELS); do \
+		echo "=== demo on Debian's $$s kernel"; \
+		$(ROOT)/scripts/demo.sh --series $$s || exit 1; \
+	done

@@ -430,12 +430,9 @@ static unsigned long ppf_shrink_scan(struct shrinker *s,
  * of a few hundred pages alone until reclaim gets desperate), in batches
  * small enough for a pool of a few dozen pages.
  */
-static struct shrinker ppf_shrinker = {
-	.count_objects = ppf_shrink_count,
-	.scan_objects = ppf_shrink_scan,
-	.seeks = 0,
-	.batch = 16,
-};
+static struct shrinker *ppf_shrinker;
+#define PPF_SHRINK_SEEKS	0
+#define PPF_SHRINK_BATCH	16
 
 /* --- driver DMA opt-in (pp_frag_api.h) -------------------------------- */
 
@@ -550,9 +547,11 @@ static int __init pp_frag_init(void)
 {
 	int err;
 
-	err = register_shrinker(&ppf_shrinker, "pp_frag");
-	if (err)
-		return err;
+	ppf_shrinker = xnet_shrinker_create("pp_frag", ppf_shrink_count,
+					    ppf_shrink_scan, PPF_SHRINK_SEEKS,
+					    PPF_SHRINK_BATCH);
+	if (!ppf_shrinker)
+		return -ENOMEM;
 	err = ppf_hook_init();
 	if (err)
 		goto err_shrinker;
@@ -572,7 +571,7 @@ static int __init pp_frag_init(void)
 err_hook:
 	ppf_hook_exit();
 err_shrinker:
-	unregister_shrinker(&ppf_shrinker);
+	xnet_shrinker_destroy(ppf_shrinker);
 	return err;
 }
 
@@ -589,7 +588,7 @@ static void __exit pp_frag_exit(void)
 	list_for_each_entry_safe(pd, tmp, &ppf_devs, node)
 		ppf_detach(pd);
 	rtnl_unlock();
-	unregister_shrinker(&ppf_shrinker);
+	xnet_shrinker_destroy(ppf_shrinker);
 	/* Mapped pages still in flight: give them a moment, then let go. */
 	while (ppf_orphans_count() && waited < PPF_EXIT_WAIT_MS) {
 		msleep(100);

@@ -8,4 +8,5 @@
 # XNET_ROOT itself before including this file.
 XNET_ROOT ?= $(abspath $(if $(filter /%,$(src)),$(src),$(srctree)/$(src))/..)
 ccflags-y += -I$(XNET_ROOT)/include
+include $(XNET_ROOT)/compat/Kbuild.include
 include $(XNET_ROOT)/scripts/cxx.mk

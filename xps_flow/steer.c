@@ -494,7 +494,8 @@ void xfl_hooks_free(void)
 /*
  * Drivers and stack code that recognise their own devices by comparing
  * dev->netdev_ops (or its ndo_start_xmit) with the address of their ops,
- * found in Linux 6.1 (grep 'netdev_ops [!=]= &' in drivers/net and net):
+ * found in Linux 6.1 and 6.12 (grep 'netdev_ops [!=]= &' in drivers/net
+ * and net; 6.12 added netdevsim, netkit and icssg_prueth):
  * with our hook installed they no longer recognise the device (tun's
  * TUNSETIFF refuses to attach a queue to a persistent multi-queue tap,
  * ipvlan and DSA lose their ports, ...). By module name, as the kernel
@@ -509,6 +510,7 @@ static const char *const xfl_ops_comparers[] = {
 	"lan966x_switch", "sparx5_switch", "netxen_nic", "qlcnic",
 	"via_velocity", "nfp", "bcmsysport", "bnxt_en", "ti_cpsw_new",
 	"ti_am65_cpsw_nuss", "amd_xgbe", "ionic", "brcmfmac", "qtnfmac",
+	"netdevsim", "netkit", "icssg_prueth",
 };
 
 /* The list enable checks (KUnit points it at its own). */

@@ -47,7 +47,9 @@ struct xfl_dev {
 	bool warned_no_bql;
 	bool installed;		/* we set dev->netdev_ops = @ops and did not restore */
 	bool warned_foreign;	/* someone else replaced dev->netdev_ops: said once */
-	unsigned int nr_queue_files;	/* queues/tx-N/xps_flow added, N < this */
+	struct kobject *queues_kobj;	/* xps_flow/ under the device */
+	struct kobject **queue_dirs;	/* its tx-N, N < nr_queue_dirs */
+	unsigned int nr_queue_dirs;
 };
 
 /* The longest hold, in jiffies (0: unbounded); parameter hold_max_ms. */

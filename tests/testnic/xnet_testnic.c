@@ -1362,7 +1362,6 @@ static const struct file_operations __name##_fops = {			\
 	.owner		= THIS_MODULE,					\
 	.open		= __name##_open,				\
 	.read		= seq_read,					\
-	.llseek		= no_llseek,					\
 	.release	= single_release,				\
 }
 
