@@ -10,8 +10,8 @@
  * Both files are compiled into this translation unit, so the cases call the
  * static parameter setters and read the static table and counters. Host
  * sockets are made exactly as nvme_tcp_alloc_queue() makes them:
- * sock_create() (kernel-held, no file), TCP_SYNCNT 1, TCP_NODELAY,
- * SO_LINGER on with a zero timeout, then kernel_connect(); the target is a
+ * sock_create() (no file, as before 6.7), TCP_SYNCNT 1, TCP_NODELAY,
+ * SO_LINGER on with a zero timeout, SOCK_MEMALLOC, then kernel_connect(); the target is a
  * kernel listener on the loopback address. Each case runs with the engine
  * freshly attached (init: nvprio_init(); exit: sockets released, then
  * nvprio_exit() and the rules parameter's .free, as at module unload).
@@ -35,6 +35,7 @@
 #include <linux/seqlock.h>
 #include <linux/sockptr.h>
 #include <net/addrconf.h>
+#include <net/ip.h>
 #include <net/sock.h>
 
 #define NVME_PORT	4420
@@ -50,13 +51,15 @@ struct host_cfg {
 	int syncnt;		/* TCP_SYNCNT; 0: not set */
 	bool nodelay;		/* TCP_NODELAY */
 	int linger;		/* SO_LINGER seconds; NO_LINGER: not set */
-	bool file;		/* give it a file, as a user-space socket */
+	bool file;		/* give it a file (user space; nvme-tcp since 6.7) */
+	bool memalloc;		/* sk_set_memalloc(), as nvme-tcp */
 	u32 prio;		/* sock_set_priority() before connect; 0: not */
 };
 
 /* What nvme_tcp_alloc_queue() sets (with nvme_tcp.so_priority 0). */
 static const struct host_cfg nvme_cfg = {
 	.name = "nvme-tcp", .syncnt = 1, .nodelay = true, .linger = 0,
+	.memalloc = true,
 };
 
 /* What a test-only probe, run after the engine's, saw of one socket. */
@@ -182,7 +185,7 @@ static void keep(struct kunit *test, struct socket *sock, struct file *file)
 			__fput_sync(file);
 		else
 			sock_release(sock);
-		KUNIT_ASSERT_FAILURE(test, "more than %d sockets", MAX_SOCKS);
+		KUNIT_FAIL_AND_ABORT(test, "more than %d sockets", MAX_SOCKS);
 	}
 	t->socks[t->n] = sock;
 	t->files[t->n] = file;
@@ -268,7 +271,7 @@ static struct socket *client(struct kunit *test, int family,
 	struct sock *sk;
 	int ret;
 
-	/* As nvme_tcp_alloc_queue(): sock_create(), no file. */
+	/* As nvme_tcp_alloc_queue(): sock_create(); a file only if asked. */
 	ret = sock_create(family, SOCK_STREAM, IPPROTO_TCP, &sock);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	if (cfg->file) {
@@ -293,6 +296,8 @@ static struct socket *client(struct kunit *test, int family,
 	}
 	if (cfg->prio)
 		sock_set_priority(sk, cfg->prio);
+	if (cfg->memalloc)
+		sk_set_memalloc(sk);
 	/* Bounds a connect that goes wrong (not part of the recognition). */
 	sk->sk_sndtimeo = 5 * HZ;
 	return sock;
@@ -408,12 +413,17 @@ static void nvme_tcp_prio_sock_host_untouched_at_zero(struct kunit *test)
 
 /* One of nvme-tcp's options missing or different: not an NVMe/TCP socket. */
 static const struct host_cfg missing_cfgs[] = {
-	{ .name = "no TCP_SYNCNT", .syncnt = 0, .nodelay = true, .linger = 0 },
-	{ .name = "TCP_SYNCNT 2", .syncnt = 2, .nodelay = true, .linger = 0 },
-	{ .name = "no TCP_NODELAY", .syncnt = 1, .nodelay = false, .linger = 0 },
+	{ .name = "no TCP_SYNCNT", .syncnt = 0, .nodelay = true, .linger = 0,
+	  .memalloc = true },
+	{ .name = "TCP_SYNCNT 2", .syncnt = 2, .nodelay = true, .linger = 0,
+	  .memalloc = true },
+	{ .name = "no TCP_NODELAY", .syncnt = 1, .nodelay = false, .linger = 0,
+	  .memalloc = true },
 	{ .name = "no SO_LINGER", .syncnt = 1, .nodelay = true,
-	  .linger = NO_LINGER },
-	{ .name = "SO_LINGER 5 s", .syncnt = 1, .nodelay = true, .linger = 5 },
+	  .linger = NO_LINGER, .memalloc = true },
+	{ .name = "SO_LINGER 5 s", .syncnt = 1, .nodelay = true, .linger = 5,
+	  .memalloc = true },
+	{ .name = "no SOCK_MEMALLOC", .syncnt = 1, .nodelay = true, .linger = 0 },
 };
 
 static void host_cfg_desc(const struct host_cfg *cfg, char *desc)
@@ -446,13 +456,17 @@ static void nvme_tcp_prio_sock_option_missing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, prio_of(control), 4U);
 }
 
-/* A user-space socket (it has a file) is never touched, even on 4420. */
+/*
+ * A user-space socket (a file, no SOCK_MEMALLOC: no socket option sets it)
+ * is never touched, even on 4420 with all of nvme-tcp's options.
+ */
 static void nvme_tcp_prio_sock_user_socket(struct kunit *test)
 {
 	struct host_cfg user = nvme_cfg;
 	struct socket *sock;
 
 	user.file = true;
+	user.memalloc = false;
 	listener(test, AF_INET, NVME_PORT);
 	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
 	KUNIT_ASSERT_EQ(test, set_rules("rport=4420,prio=5"), 0);
@@ -465,6 +479,21 @@ static void nvme_tcp_prio_sock_user_socket(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, set_so_priority("4"), 0);
 	KUNIT_EXPECT_EQ(test, prio_of(sock), 0U);
+}
+
+/* nvme-tcp since 6.7 gives its queue sockets a file: still recognised. */
+static void nvme_tcp_prio_sock_driver_file(struct kunit *test)
+{
+	struct host_cfg drv = nvme_cfg;
+	struct socket *sock;
+
+	drv.file = true;
+	listener(test, AF_INET, NVME_PORT);
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
+	sock = connected(test, AF_INET, &drv, NVME_PORT);
+	KUNIT_ASSERT_NOT_NULL(test, sock->file);
+	KUNIT_EXPECT_TRUE(test, tracked(sock->sk));
+	KUNIT_EXPECT_EQ(test, prio_of(sock), 3U);
 }
 
 /* A matching rule wins over so_priority; writes re-apply to live sockets. */
@@ -837,20 +866,15 @@ static void nvme_tcp_prio_sock_debugfs(struct kunit *test)
 
 static void pin_ephemeral_port(struct sock_test *t, bool pin)
 {
-	struct local_ports *lp = &init_net.ipv4.ip_local_ports;
-
-	write_seqlock_bh(&lp->lock);
 	if (pin) {
-		t->saved_ports[0] = lp->range[0];
-		t->saved_ports[1] = lp->range[1];
-		lp->range[0] = PINNED_LPORT;
-		lp->range[1] = PINNED_LPORT;
+		inet_get_local_port_range(&init_net, &t->saved_ports[0],
+					  &t->saved_ports[1]);
+		xnet_set_local_port_range(&init_net, PINNED_LPORT, PINNED_LPORT);
 	} else {
-		lp->range[0] = t->saved_ports[0];
-		lp->range[1] = t->saved_ports[1];
+		xnet_set_local_port_range(&init_net, t->saved_ports[0],
+					  t->saved_ports[1]);
 	}
 	t->ports_pinned = pin;
-	write_sequnlock_bh(&lp->lock);
 }
 
 /*
@@ -1039,6 +1063,7 @@ static struct kunit_case nvme_tcp_prio_sock_cases[] = {
 	KUNIT_CASE(nvme_tcp_prio_sock_host_untouched_at_zero),
 	KUNIT_CASE_PARAM(nvme_tcp_prio_sock_option_missing, missing_gen_params),
 	KUNIT_CASE(nvme_tcp_prio_sock_user_socket),
+	KUNIT_CASE(nvme_tcp_prio_sock_driver_file),
 	KUNIT_CASE(nvme_tcp_prio_sock_rules_reapply),
 	KUNIT_CASE(nvme_tcp_prio_sock_zero_restores),
 	KUNIT_CASE(nvme_tcp_prio_sock_foreign),

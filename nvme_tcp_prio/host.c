@@ -2,24 +2,27 @@
 /*
  * How nvme_tcp_prio recognises the sockets of the NVMe/TCP host driver.
  *
- * nvme_tcp_alloc_queue() creates each queue's socket with sock_create()
- * (no file: held by the kernel) and, before connecting, sets TCP_SYNCNT 1,
- * TCP_NODELAY and SO_LINGER with a zero timeout. A kernel-held socket going
- * CLOSE->SYN_SENT with all three is taken for an NVMe/TCP queue. At load,
- * existing sockets are recognised by their data_ready callback belonging to
- * the nvme_tcp module (checked by the engine) or, before the driver installs
- * its callbacks (nvme_tcp_start_queue(), after connect and the ICReq/ICResp
- * exchange), by the same three options.
+ * nvme_tcp_alloc_queue() creates each queue's socket with sock_create() and,
+ * before connecting, sets TCP_SYNCNT 1, TCP_NODELAY, SO_LINGER with a zero
+ * timeout and SOCK_MEMALLOC (sk_set_memalloc(): the socket may carry
+ * reclaim, which no user-space socket can ask for). A socket going
+ * CLOSE->SYN_SENT with all four is taken for an NVMe/TCP queue. Whether the
+ * socket has a file says nothing: since 6.7 the driver gives every queue
+ * one (sock_alloc_file(), for the TLS handshake upcall), before 6.7 none.
+ * At load, existing sockets are recognised by their data_ready callback
+ * belonging to the nvme_tcp module (checked by the engine) or, before the
+ * driver installs its callbacks (nvme_tcp_start_queue(), after connect and
+ * the ICReq/ICResp exchange), by the same four settings.
  */
 #include <net/inet_connection_sock.h>
 #include <net/tcp.h>
 
 #include "prio_sock.h"
 
-/* Kernel-held, TCP_SYNCNT 1, SO_LINGER 0 and TCP_NODELAY: a host queue. */
+/* SOCK_MEMALLOC, TCP_SYNCNT 1, SO_LINGER 0 and TCP_NODELAY: a host queue. */
 static bool nvme_tcp_prio_looks_ours(const struct sock *sk)
 {
-	return nvprio_kernel_held(sk) &&
+	return sock_flag(sk, SOCK_MEMALLOC) &&
 	       inet_csk(sk)->icsk_syn_retries == 1 &&
 	       sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime &&
 	       (tcp_sk(sk)->nonagle & TCP_NAGLE_OFF);

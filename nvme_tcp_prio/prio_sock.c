@@ -552,16 +552,18 @@ static void nvprio_scan_hashinfo(struct inet_hashinfo *h)
 
 static void nvprio_scan_existing(void)
 {
+	/* The global table (tcp_hashinfo, not exported since 6.2). */
+	struct inet_hashinfo *global = init_net.ipv4.tcp_death_row.hashinfo;
 	struct net *net;
 
 	WRITE_ONCE(nvprio_missed, false);
-	nvprio_scan_hashinfo(&tcp_hashinfo);
+	nvprio_scan_hashinfo(global);
 	/* Namespaces with their own established table (tcp_child_ehash_entries). */
 	down_read(&net_rwsem);
 	for_each_net(net) {
 		struct inet_hashinfo *h = net->ipv4.tcp_death_row.hashinfo;
 
-		if (h && h != &tcp_hashinfo && h->pernet)
+		if (h && h != global && h->pernet)
 			nvprio_scan_hashinfo(h);
 	}
 	up_read(&net_rwsem);

@@ -45,13 +45,4 @@ void nvprio_exit(void);
 /* Is @fn (a socket callback) a function of module @owner? Any context. */
 bool nvprio_fn_owned_by(const void *fn, const char *owner);
 
-/* Is @sk held by the kernel (no file, as sock_create() in a driver)? */
-static inline bool nvprio_kernel_held(const struct sock *sk)
-{
-	/* sock_orphan() may clear it meanwhile; the socket is freed by RCU. */
-	const struct socket *sock = READ_ONCE(sk->sk_socket);
-
-	return sock && !READ_ONCE(sock->file);
-}
-
 #endif /* NVPRIO_PRIO_SOCK_H */

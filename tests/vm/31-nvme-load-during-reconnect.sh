@@ -16,7 +16,7 @@
 # A socket that went SYN_SENT before the probe was attached and still had
 # no nvme_tcp callbacks at the load-time scan was never tracked (it kept
 # priority 0 until the next reconnect): the scan now also knows a host
-# socket by its setup (kernel-held, TCP_SYNCNT 1, SO_LINGER 0, NODELAY),
+# socket by its setup (SOCK_MEMALLOC, TCP_SYNCNT 1, SO_LINGER 0, NODELAY),
 # and the probe takes one at SYN_SENT->ESTABLISHED too.
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
