@@ -1,23 +1,34 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build-level checks, each reported as a KTAP test case:
-#   - the modules build warning-free with W=1;
+# Build-level checks, each reported as a KTAP test case. For every kernel of
+# $XNET_KERNELS (default 6.1 and 6.12, scripts/kernels.sh; KDIR=... checks
+# that tree only), in a fresh copy of the sources under
+# build/check-build/<release>/src (the checkout's own objects stay):
+#   - the modules and the test NIC build warning-free with W=1;
 #   - sparse (make C=2) reports nothing;
-#   - checkpatch.pl is clean on the C sources (scripts/style.sh);
-#   - shellcheck is clean on the shell scripts;
 #   - make install and dkms build produce the four modules;
 #   - the C++ object checks: a control object builds, and objects that need
 #     a C++ runtime (global constructor, exceptions, RTTI, guarded statics,
 #     std::) make the build fail with the checker's error.
+# Once: checkpatch.pl on the C sources (scripts/style.sh) and shellcheck on
+# the shell scripts are clean.
 # Ends with "build: N passed, N failed".
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-KDIR=${KDIR:-$("$root/scripts/kdir.sh")}
 out=$root/build/check-build
 rm -rf "$out"
 mkdir -p "$out"
+if [ -n "${KDIR:-}" ]; then
+	kdirs=("$KDIR")
+else
+	kdirs=()
+	for s in $("$root/scripts/kernels.sh" list); do
+		k=$("$root/scripts/kernels.sh" headers "$s") || exit 1
+		kdirs+=("$k")
+	done
+fi
 
 n=0 pass=0 fail=0
 cases=()
@@ -33,32 +44,121 @@ result() {	# result OK|FAIL name [diagnostic-file]
 	fi
 }
 
-kmake() { make -C "$KDIR" "$@"; }
+# Set by check_kernel for the kernel being checked.
+KDIR='' kver='' kout='' src=''
+kflags=()
+kmake() { make -C "$KDIR" "${kflags[@]}" "$@"; }
 
 # W=1 and sparse, for the modules and for the test NIC.
-for m in "$root" "$root/tests/testnic"; do
-	name=${m#"$root"}
-	name=${name#/}
-	name=${name:-modules}
-	log=$out/$(echo "$name" | tr / _)
-	# Clean first so that every object is compiled and every warning shown.
-	kmake M="$m" clean >/dev/null 2>&1
-	if kmake M="$m" W=1 modules >"$log.w1.log" 2>&1 &&
-		! grep -E 'warning:|error:' "$log.w1.log" >"$log.w1.bad"; then
-		result OK "$name build warning-free with W=1"
+check_w1_sparse() {
+	local m name log
+	for m in "$src" "$src/tests/testnic"; do
+		name=${m#"$src"}
+		name=${name#/}
+		name=${name:-modules}
+		log=$kout/$(echo "$name" | tr / _)
+		if kmake M="$m" W=1 modules >"$log.w1.log" 2>&1 &&
+			! grep -E 'warning:|error:' "$log.w1.log" >"$log.w1.bad"; then
+			result OK "$kver: $name build warning-free with W=1"
+		else
+			cat "$log.w1.bad" >>"$log.w1.log"
+			result FAIL "$kver: $name build warning-free with W=1" "$log.w1.log"
+		fi
+		if ! command -v sparse >/dev/null; then
+			echo "# sparse not installed" >"$log.sparse.log"
+			result FAIL "$kver: $name: sparse (make C=2) clean" "$log.sparse.log"
+		elif kmake M="$m" C=2 modules >"$log.sparse.log" 2>&1 &&
+			! grep -E 'warning:|error:' "$log.sparse.log"; then
+			result OK "$kver: $name: sparse (make C=2) clean"
+		else
+			result FAIL "$kver: $name: sparse (make C=2) clean" "$log.sparse.log"
+		fi
+	done
+}
+
+# make install into a staging root (modules in extra/, depmod finds them),
+# then dkms build in private dkms/source trees.
+check_install_dkms() {
+	local stage=$kout/install dk=$kout/dkms ver
+	if make -C "$src" --no-print-directory KDIR="$KDIR" install \
+		INSTALL_MOD_PATH="$stage" >"$kout/install.log" 2>&1 &&
+		[ "$(grep -c '^extra/.*\.ko:' "$stage"/lib/modules/*/modules.dep)" -eq 4 ]; then
+		result OK "$kver: make install: 4 modules in extra/, known to depmod"
 	else
-		cat "$log.w1.bad" >>"$log.w1.log"
-		result FAIL "$name build warning-free with W=1" "$log.w1.log"
+		result FAIL "$kver: make install: 4 modules in extra/, known to depmod" "$kout/install.log"
 	fi
-	if ! command -v sparse >/dev/null; then
-		echo "# sparse not installed" >"$log.sparse.log"
-		result FAIL "$name: sparse (make C=2) clean" "$log.sparse.log"
-	elif kmake M="$m" C=2 modules >"$log.sparse.log" 2>&1 &&
-		! grep -E 'warning:|error:' "$log.sparse.log"; then
-		result OK "$name: sparse (make C=2) clean"
+	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$root/dkms.conf")
+	mkdir -p "$dk/src/xnet-$ver" "$dk/tree"
+	(cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$dk/src/xnet-$ver")
+	if dkms build -m xnet -v "$ver" -k "$kver" --kernelsourcedir "$KDIR" \
+		--dkmstree "$dk/tree" --sourcetree "$dk/src" >"$kout/dkms.log" 2>&1 &&
+		[ "$(find "$dk/tree" -path "*/$kver/*" -name '*.ko' | wc -l)" -eq 4 ]; then
+		result OK "$kver: dkms build: 4 modules"
 	else
-		result FAIL "$name: sparse (make C=2) clean" "$log.sparse.log"
+		result FAIL "$kver: dkms build: 4 modules" "$kout/dkms.log"
 	fi
+	# A kernel outside BUILD_EXCLUSIVE_KERNEL: dkms says so and builds nothing.
+	dkms build -m xnet -v "$ver" -k 5.10.0-99-amd64 --kernelsourcedir "$KDIR" \
+		--dkmstree "$dk/tree" --sourcetree "$dk/src" >"$kout/dkms-exclusive.log" 2>&1
+	local rc=$?
+	if [ $rc -eq 77 ] && grep -q BUILD_EXCLUSIVE "$kout/dkms-exclusive.log" &&
+		[ -z "$(find "$dk/tree" -path '*/5.10.0-99-amd64/*' -name '*.ko')" ]; then
+		result OK "$kver: dkms refuses kernel 5.10 (BUILD_EXCLUSIVE_KERNEL, exit 77)"
+	else
+		echo "# dkms exit $rc" >>"$kout/dkms-exclusive.log"
+		result FAIL "$kver: dkms refuses kernel 5.10 (BUILD_EXCLUSIVE_KERNEL)" "$kout/dkms-exclusive.log"
+	fi
+}
+
+# C++ object guards.
+guard() {	# guard case expect(pass|reject)
+	local c=$1 expect=$2 dir=$kout/cxxguard/$1 flags rc
+	mkdir -p "$dir"
+	cp "$root/tests/build/cxxguard/$c.cpp" "$dir/"
+	cp "$root/tests/build/cxxguard/glue.c" "$dir/"
+	flags=$(sed -n 's|^// CXXFLAGS: ||p' "$dir/$c.cpp")
+	cat >"$dir/Kbuild" <<-KB
+	XNET_ROOT := $src
+	include \$(XNET_ROOT)/scripts/common.mk
+	obj-m := guard.o
+	guard-y := glue.o $c.o
+	CXXFLAGS_$c.o := $flags
+	KB
+	kmake M="$dir" modules >"$dir/build.log" 2>&1
+	rc=$?
+	if [ "$expect" = pass ]; then
+		if [ $rc -eq 0 ] && [ -f "$dir/guard.ko" ]; then
+			result OK "$kver: C++ guard: $c builds"
+		else
+			result FAIL "$kver: C++ guard: $c builds" "$dir/build.log"
+		fi
+	elif [ $rc -ne 0 ] && grep -q "error: .*$c.o: C++ object" "$dir/build.log" &&
+		[ ! -f "$dir/$c.o" ]; then
+		result OK "$kver: C++ guard: $c rejected ($(grep -o 'C++ object.*' "$dir/build.log" | head -1))"
+	else
+		result FAIL "$kver: C++ guard: $c rejected" "$dir/build.log"
+	fi
+}
+
+check_kernel() {
+	local c
+	KDIR=$1
+	kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$KDIR/include/generated/utsrelease.h")
+	kout=$out/$kver
+	src=$kout/src
+	mkdir -p "$src"
+	(cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$src")
+	mapfile -t kflags < <(make -s -C "$root" --no-print-directory KDIR="$KDIR" kmake-flags)
+	check_w1_sparse
+	check_install_dkms
+	guard good pass
+	for c in global_ctor exceptions rtti guarded_static std_symbol; do
+		guard "$c" reject
+	done
+}
+
+for k in "${kdirs[@]}"; do
+	check_kernel "$k"
 done
 
 if "$root/scripts/style.sh" >"$out/style.log" 2>&1; then
@@ -74,64 +174,6 @@ if (cd "$root" && git ls-files -co --exclude-standard -z -- '*.sh' .ci/run scrip
 else
 	result FAIL "shellcheck clean" "$out/shellcheck.log"
 fi
-
-# make install into a staging root: modules in extra/, depmod finds them.
-stage=$out/install
-if make -C "$root" --no-print-directory KDIR="$KDIR" install \
-	INSTALL_MOD_PATH="$stage" >"$out/install.log" 2>&1 &&
-	[ "$(grep -c '^extra/.*\.ko:' "$stage"/lib/modules/*/modules.dep)" -eq 4 ]; then
-	result OK "make install: 4 modules in extra/, known to depmod"
-else
-	result FAIL "make install: 4 modules in extra/, known to depmod" "$out/install.log"
-fi
-
-# dkms build from a copy of the tracked sources, in private dkms/source trees.
-dk=$out/dkms
-kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$KDIR/include/generated/utsrelease.h")
-ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$root/dkms.conf")
-mkdir -p "$dk/src/xnet-$ver" "$dk/tree"
-(cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$dk/src/xnet-$ver")
-if dkms build -m xnet -v "$ver" -k "$kver" --kernelsourcedir "$KDIR" \
-	--dkmstree "$dk/tree" --sourcetree "$dk/src" >"$out/dkms.log" 2>&1 &&
-	[ "$(find "$dk/tree" -path "*/$kver/*" -name '*.ko' | wc -l)" -eq 4 ]; then
-	result OK "dkms build: 4 modules for $kver"
-else
-	result FAIL "dkms build: 4 modules for $kver" "$out/dkms.log"
-fi
-
-# C++ object guards.
-guard() {	# guard case expect(pass|reject)
-	local c=$1 expect=$2 dir=$out/cxxguard/$1 flags
-	mkdir -p "$dir"
-	cp "$root/tests/build/cxxguard/$c.cpp" "$dir/"
-	cp "$root/tests/build/cxxguard/glue.c" "$dir/"
-	flags=$(sed -n 's|^// CXXFLAGS: ||p' "$dir/$c.cpp")
-	cat >"$dir/Kbuild" <<-KB
-	XNET_ROOT := $root
-	include \$(XNET_ROOT)/scripts/common.mk
-	obj-m := guard.o
-	guard-y := glue.o $c.o
-	CXXFLAGS_$c.o := $flags
-	KB
-	kmake M="$dir" modules >"$dir/build.log" 2>&1
-	local rc=$?
-	if [ "$expect" = pass ]; then
-		if [ $rc -eq 0 ] && [ -f "$dir/guard.ko" ]; then
-			result OK "C++ guard: $c builds"
-		else
-			result FAIL "C++ guard: $c builds" "$dir/build.log"
-		fi
-	elif [ $rc -ne 0 ] && grep -q "error: .*$c.o: C++ object" "$dir/build.log" &&
-		[ ! -f "$dir/$c.o" ]; then
-		result OK "C++ guard: $c rejected ($(grep -o 'C++ object.*' "$dir/build.log" | head -1))"
-	else
-		result FAIL "C++ guard: $c rejected" "$dir/build.log"
-	fi
-}
-guard good pass
-for c in global_ctor exceptions rtti guarded_static std_symbol; do
-	guard "$c" reject
-done
 
 echo "KTAP version 1"
 echo "1..$n"

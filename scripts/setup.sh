@@ -8,15 +8,21 @@
 #   scripts/setup.sh --check    only report what is missing (exit 1 if any)
 set -euo pipefail
 
-# Build: compilers, kbuild headers and the kernels the guest boots (Debian's
-# default and its PREEMPT_RT flavour, each with its headers).
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# Build: compilers, kbuild headers and the kernels the guest boots: each
+# series of $XNET_KERNELS (default 6.1 and 6.12), plain and PREEMPT_RT, each
+# with its headers (scripts/kernels.sh names the packages).
 PKGS_BUILD="make gcc g++ libc6-dev binutils kmod bc flex bison libelf-dev libssl-dev
-	dwarves xz-utils cpio python3 git dkms linux-headers-amd64 linux-image-amd64
-	linux-headers-rt-amd64 linux-image-rt-amd64"
-# Tests: GoogleTest, the kernel source for kunit.py/checkpatch, sparse, QEMU;
-# clang with its compiler-rt (libFuzzer, ASan, UBSan runtimes) for tests/fuzz.
-PKGS_TEST="libgtest-dev googletest linux-source-6.1 sparse perl shellcheck qemu-system-x86
+	dwarves xz-utils cpio python3 git dkms $("$here/kernels.sh" packages)"
+# Tests: GoogleTest, the kernel sources for kunit.py/checkpatch (one per
+# series), sparse, QEMU; clang with its compiler-rt (libFuzzer, ASan, UBSan
+# runtimes) for tests/fuzz.
+PKGS_TEST="libgtest-dev googletest sparse perl shellcheck qemu-system-x86
 	busybox-static clang libclang-rt-dev"
+for s in $("$here/kernels.sh" list); do
+	PKGS_TEST+=" linux-source-$s"
+done
 # Tools used inside the guest (the guest runs the host's root filesystem).
 # dpdk-dev holds dpdk-testpmd (the dpdk package only the runtime libraries).
 PKGS_GUEST="iproute2 ethtool nvme-cli fio iperf3 procps util-linux linux-perf

@@ -36,9 +36,10 @@
 #                     modules built against it in a copy of the checkout
 #                     (build/debug/src); timeouts x$XNET_VM_DEBUG_SLOW
 #                     (default 3); a kmemleak report fails the test
-#   --rt              boot Debian's PREEMPT_RT kernel (newest
-#                     /boot/vmlinuz-6.1*-rt-*) with the modules built against
-#                     its headers in build/rt/src
+#   --series S        boot the newest installed Debian kernel of series S
+#                     (6.1, 6.12: scripts/kernels.sh) with the modules built
+#                     against its headers in build/<release>/src
+#   --rt              the PREEMPT_RT flavour of --series (default 6.1)
 #   --icount          count instructions instead of wall time: single-threaded
 #                     TCG with "-icount $XNET_VM_ICOUNT" (default shift=0,
 #                     sleep=off: guest time = 1 ns per guest instruction of
@@ -64,6 +65,11 @@
 #   failing baseline fails the run: the tools the other tests rely on are
 #   broken); nodebug="WHY" leaves the test out of --debug runs (reported
 #   "ok N NAME # SKIP not in the debug tier: WHY", counted as skipped).
+#   hostnet=mqN gives the guest two virtio-net NICs with N queue pairs each
+#   (MACs 52:54:00:78:00:01 and :02), QEMU taps without vhost bridged
+#   together in a private network namespace of the host (never the host's
+#   own network; needs root and /dev/net/tun on the host, else the guest
+#   gets no NIC and the test should skip).
 # Env: XNET_SRC (project dir, default: this checkout), XNET_VM_TESTDIR (dir of
 #   tests, default tests/vm), XNET_KVER (guest kernel version, default: from
 #   the kernel image), XNET_VM_ACCEL (kvm|tcg, default: probe once, cached),
@@ -95,6 +101,7 @@ qemu="qemu-system-x86_64"
 
 opt_cpus=2 opt_mem=1024 opt_timeout=300 opt_kernel='' opt_append='' opt_keep=0
 opt_cmd='' opt_mode=tests opt_verbose=0 opt_icount=0 opt_debug=0 opt_rt=0
+opt_series=''
 globs=()
 
 # Kernel log lines that fail the run.
@@ -126,6 +133,7 @@ while [ $# -gt 0 ]; do
 	--icount) opt_icount=1 ;;
 	--debug) opt_debug=1 ;;
 	--rt) opt_rt=1 ;;
+	--series) opt_series=${2:?}; shift ;;
 	-v) opt_verbose=1 ;;
 	-h | --help) usage 0 ;;
 	--) shift; globs+=("$@"); break ;;
@@ -307,24 +315,48 @@ build_for() {
 	mirror_tree "$XNET_SRC" "$dsrc"
 	echo "vmtest: building the modules for $XNET_KVER in $dsrc" >&2
 	blog=$repo/build/$name/modules.log
-	{ make -C "$kdir" M="$dsrc" modules && make -C "$kdir" M="$dsrc/tests/testnic" modules &&
-		make -C "$kdir" M="$dsrc/tests/faults" modules; } \
-		>"$blog" 2>&1 || { tail -n 30 "$blog" >&2; die "module build for $XNET_KVER failed ($blog)"; }
+	bf_kdir=$kdir
+	make -C "$dsrc" KDIR="$kdir" modules testnic faults >"$blog" 2>&1 ||
+		{ tail -n 30 "$blog" >&2; die "module build for $XNET_KVER failed ($blog)"; }
 	export XNET_SRC=$dsrc
 }
 
-# --rt: Debian's PREEMPT_RT kernel, our modules built against its headers.
-if [ $opt_rt -eq 1 ]; then
-	if [ $opt_debug -eq 1 ] || [ -n "$opt_kernel" ]; then
-		die "--rt picks its own kernel (no --debug, no --kernel)"
+bf_kdir=
+
+# A DKMS tree with the modules built (on the host) for the guest's kernel,
+# for the DKMS guest test: tests/vm/*dkms*.sh copy it into the guest's
+# /var/lib/dkms, dkms install and modprobe. Sets XNET_DKMS (exported).
+dkms_prebuild() {
+	local kdir=$1 dk=$run/dkms ver f
+	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$XNET_SRC/dkms.conf")
+	mkdir -p "$dk/src/xnet-$ver" "$dk/tree"
+	if [ -f "$XNET_SRC/.xnet-files" ]; then
+		while IFS= read -r f; do
+			mkdir -p "$dk/src/xnet-$ver/$(dirname "$f")"
+			cp "$XNET_SRC/$f" "$dk/src/xnet-$ver/$f"
+		done <"$XNET_SRC/.xnet-files"
+	else
+		(cd "$XNET_SRC" && git ls-files -co --exclude-standard -z |
+			xargs -0 cp --parents -t "$dk/src/xnet-$ver")
 	fi
-	opt_kernel=$(find /boot -maxdepth 1 -name 'vmlinuz-6.1*-rt-*' | sort -V | tail -n 1)
-	[ -n "$opt_kernel" ] ||
-		die "no /boot/vmlinuz-6.1*-rt-* (apt-get install linux-image-rt-amd64 linux-headers-rt-amd64)"
-	XNET_KVER=${opt_kernel##*/vmlinuz-}
-	rk=/usr/src/linux-headers-$XNET_KVER
-	[ -f "$rk/Makefile" ] || die "no $rk (apt-get install linux-headers-$XNET_KVER)"
-	build_for "$rk" rt
+	echo "vmtest: dkms build for $XNET_KVER (for the DKMS guest test)" >&2
+	dkms build -m xnet -v "$ver" -k "$XNET_KVER" --kernelsourcedir "$kdir" \
+		--dkmstree "$dk/tree" --sourcetree "$dk/src" >"$dk/build.log" 2>&1 ||
+		{ tail -n 30 "$dk/build.log" >&2; die "dkms build for $XNET_KVER failed ($dk/build.log)"; }
+	export XNET_DKMS=$dk
+}
+
+# --series/--rt: a Debian kernel of that series (flavour rt with --rt), our
+# modules built against its headers.
+if [ -n "$opt_series" ] || [ $opt_rt -eq 1 ]; then
+	if [ $opt_debug -eq 1 ] || [ -n "$opt_kernel" ]; then
+		die "--series/--rt pick their own kernel (no --debug, no --kernel)"
+	fi
+	flavour=''
+	[ $opt_rt -eq 0 ] || flavour=rt
+	XNET_KVER=$("$here/kernels.sh" kver "${opt_series:-6.1}" $flavour) || die "no such kernel"
+	opt_kernel=/boot/vmlinuz-$XNET_KVER
+	build_for "$("$here/kernels.sh" headers "${opt_series:-6.1}" $flavour)" "$XNET_KVER"
 fi
 
 # --debug: the debug kernel, its modules tree, and our modules built against it.
@@ -349,8 +381,7 @@ if [ -n "$opt_kernel" ]; then
 	kernel=$opt_kernel
 else
 	# The build machine's running kernel is irrelevant: use the installed one.
-	kernel=$(find /boot -maxdepth 1 -name 'vmlinuz-6.1*' ! -name '*-rt-*' | sort -V | tail -n 1)
-	[ -n "$kernel" ] || die "no /boot/vmlinuz-6.1* (apt-get install linux-image-amd64)"
+	kernel=$("$here/kernels.sh" image 6.1) || die "no 6.1 kernel"
 fi
 [ -r "$kernel" ] || die "cannot read kernel $kernel"
 
@@ -508,6 +539,10 @@ parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_ic
 			icount) [ "$v" = 1 ] && n_icount=1 ;;
 			baseline) [ "$v" = 1 ] && n_baseline=1 ;;
 			nodebug) n_nodebug=$v ;;
+			hostnet)
+				[[ $v =~ ^mq([1-9][0-9]?)$ ]] || die "$1: hostnet=$v (want mqN)"
+				n_qemu+="${n_qemu:+ }@hostnet:${BASH_REMATCH[1]}"
+				;;
 			tcg)
 				[ "$v" = single ] || die "$1: tcg=$v (only tcg=single)"
 				[ "$n_icount" = 1 ] || n_icount=single
@@ -525,6 +560,7 @@ qpid=
 failed_any=0
 cleanup() {
 	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+	hostnet_teardown
 	if [ $opt_keep -eq 1 ] || [ $failed_any -ne 0 ]; then
 		echo "vmtest: logs in $run" >&2
 	else
@@ -540,6 +576,48 @@ trap 'failed_any=1; exit 130' INT TERM
 base_append="console=ttyS0 panic=-1 printk.devkmsg=on cryptomgr.notests=1"
 base_append+="${debug_append:+ $debug_append}"
 
+# hostnet=mqN (an "@hostnet:N" word in boot()'s xargs): a private netns of
+# the host with a bridge and two multi-queue taps, QEMU run inside it with a
+# virtio-net NIC on each. Replaces the word in xargs, sets nsexec; without
+# root or /dev/net/tun the word is only dropped (the guest sees no NIC).
+hostnet_ns=
+hostnet_setup() {
+	local i q=0 w out=() dir=$1
+	for w in "${xargs[@]}"; do
+		case $w in
+		@hostnet:*) q=${w#@hostnet:} ;;
+		*) out+=("$w") ;;
+		esac
+	done
+	xargs=("${out[@]}")
+	[ "$q" -gt 0 ] || return 0
+	if [ "$(id -u)" -ne 0 ] || [ ! -c /dev/net/tun ]; then
+		echo "vmtest: hostnet: needs root and /dev/net/tun: no NICs" >&2
+		return 1
+	fi
+	hostnet_ns=xnetvm-$$-$RANDOM
+	if ! { ip netns add "$hostnet_ns" &&
+		ip -n "$hostnet_ns" link add xbr type bridge &&
+		ip -n "$hostnet_ns" link set xbr up; }; then
+		hostnet_teardown
+		return 1
+	fi
+	for i in 0 1; do
+		if ! { ip -n "$hostnet_ns" tuntap add dev "xq$i" mode tap multi_queue &&
+			ip -n "$hostnet_ns" link set "xq$i" master xbr up; }; then
+			hostnet_teardown
+			return 1
+		fi
+		xargs+=(-netdev "tap,id=xq$i,ifname=xq$i,script=no,downscript=no,queues=$q,vhost=off"
+			-device "virtio-net-pci,netdev=xq$i,mq=on,vectors=$((2 * q + 2)),mac=52:54:00:78:00:0$((i + 1))")
+	done
+	nsexec=(ip netns exec "$hostnet_ns")
+}
+hostnet_teardown() {
+	[ -z "$hostnet_ns" ] || ip netns del "$hostnet_ns" 2>/dev/null || true
+	hostnet_ns=
+}
+
 # boot DIR CPUS MEM APPEND QEMU-EXTRA TIMEOUT [ICOUNT]: run one guest; DIR/res
 # holds cfg already. Sets boot_rc (124: timeout), boot_t0 and boot_wall.
 boot() {
@@ -550,10 +628,12 @@ boot() {
 	single) aargs=("${tcg_single_args[@]}") ;;
 	esac
 	read -ra xargs <<<"$extra"
+	local -a nsexec=()
+	hostnet_setup "$dir" || true
 	echo "$repo/tests/vm/run.sh" >"$dir/res/runner"
 	: >"$dir/console.log"
 	t0=$EPOCHREALTIME boot_t0=$EPOCHREALTIME
-	timeout -k 5 "$tmo" "$qemu" -nodefaults -no-user-config -display none -no-reboot \
+	"${nsexec[@]}" timeout -k 5 "$tmo" "$qemu" -nodefaults -no-user-config -display none -no-reboot \
 		-machine q35 "${aargs[@]}" -smp "$cpus" -m "$mem" \
 		-kernel "$kimage" -initrd "$initrd" \
 		-append "$base_append${append:+ $append}" \
@@ -573,6 +653,7 @@ boot() {
 	boot_rc=0
 	wait "$qpid" || boot_rc=$?
 	qpid=
+	hostnet_teardown
 	# shellcheck disable=SC2086
 	[ -z "$tailpid" ] || wait $tailpid 2>/dev/null || true
 	[ $opt_verbose -eq 0 ] || echo >&2 # the console's last line has no \n
@@ -623,6 +704,13 @@ fi
 
 # ---------------------------------------------------------------- tests
 [ ${#tests[@]} -gt 0 ] || die "no tests found in $testdir"
+if printf '%s\n' "${tests[@]}" | grep -q 'dkms[^/]*\.sh$'; then
+	if [ -z "$bf_kdir" ] && [ -f "/usr/src/linux-headers-$XNET_KVER/Makefile" ]; then
+		bf_kdir=/usr/src/linux-headers-$XNET_KVER
+	fi
+	[ -n "$bf_kdir" ] || die "no headers for $XNET_KVER (the DKMS test needs them)"
+	dkms_prebuild "$bf_kdir"
+fi
 declare -A grp_tests=() grp_timeout=() t_taint_ok=() t_baseline=()
 grp_order=() nodebug=()
 for t in "${tests[@]}"; do
@@ -661,6 +749,7 @@ for key in "${grp_order[@]}"; do
 	{
 		printf 'XNET_SRC=%q\nXNET_KVER=%q\nXNET_VM_LIB=%q\nVM_MODE=tests\n' \
 			"$XNET_SRC" "$XNET_KVER" "$repo/tests/vm/lib.sh"
+		printf 'XNET_DKMS=%q\n' "${XNET_DKMS:-}"
 		# Extra QEMU devices: the guest (no udev) loads their drivers.
 		printf 'VM_COLDPLUG=%d\n' $((${#extra} > 0))
 		printf 'VM_TESTS=('

@@ -24,7 +24,7 @@ cleanup() {
 		done
 		/sbin/rmmod xps_flow 2>/dev/null || true
 	fi
-	for d in d0 d1 s0; do
+	for d in d0 d1 s0 q0; do
 		[ ! -e $S/$d ] || $IP link del $d 2>/dev/null || true
 	done
 }
@@ -42,6 +42,22 @@ for d in d0 d1; do
 	[ -f $S/$d/xps_flow_stats ] || fail "$d: no xps_flow_stats"
 done
 [ ! -e $S/s0/xps_dev_flow_table_cnt ] || fail "single-queue s0 has the file"
+
+# Per-queue BQL counters: xps_flow/tx-N for each real TX queue (dummy has
+# no BQL: both 0); a queue removed since (ethtool -L on a veth) reads ENODEV.
+expect_eq "$(cd $S/d0/xps_flow && echo tx-*)" "tx-0 tx-1 tx-2 tx-3" "d0's queue dirs"
+expect_eq "$(cd $S/d1/xps_flow && echo tx-*)" "tx-0 tx-1" "d1's queue dirs"
+read -r head <$S/d0/xps_flow/tx-3/head
+read -r tail <$S/d0/xps_flow/tx-3/tail
+expect_eq "$head $tail" "0 0" "d0 tx-3 head/tail without BQL"
+$IP link add q0 numtxqueues 4 numrxqueues 4 type veth peer name q1
+/usr/sbin/ethtool -L q0 tx 2 rx 2 || fail "ethtool -L q0 tx 2"
+read -r head <$S/q0/xps_flow/tx-1/head || fail "q0 tx-1 unreadable"
+if err=$(cat $S/q0/xps_flow/tx-3/head 2>&1); then
+	fail "q0 tx-3 (removed) read '$err'"
+fi
+[[ $err == *"No such device"* ]] || fail "q0 tx-3 (removed): '$err', want ENODEV"
+$IP link del q0
 
 cnt() { read -r CNT <"$S/$1/xps_dev_flow_table_cnt"; }
 cnt d0
@@ -163,5 +179,6 @@ wait $spid
 read -r sent <"$XNET_TMP/sent1"
 [ "$sent" -gt 100 ] || fail "traffic on d1 stopped ($sent packets)"
 [ ! -e $S/d1/xps_dev_flow_table_cnt ] || fail "d1 still has the file after rmmod"
+[ ! -e $S/d1/xps_flow ] || fail "d1 still has xps_flow/ after rmmod"
 $IP link del d1
 $IP link del s0

@@ -72,10 +72,10 @@ queues tn0
 { [ "${Q[0.done_pkts]}" -gt 0 ] && [ "${Q[1.done_pkts]}" -gt 0 ]; } ||
 	fail "everything stayed on one queue (tx-0 ${Q[0.done_pkts]}, tx-1 ${Q[1.done_pkts]})"
 
-# Per-queue counters under queues/tx-N/xps_flow: the queue's own BQL bytes
-# (the test NIC reports the same dql values), head never behind tail.
+# Per-queue counters under xps_flow/tx-N: the queue's own BQL bytes (the
+# test NIC reports the same dql values), head never behind tail.
 for q in 0 1; do
-	f=/sys/class/net/tn0/queues/tx-$q/xps_flow
+	f=/sys/class/net/tn0/xps_flow/tx-$q
 	rd $f/head
 	head=$R
 	rd $f/tail

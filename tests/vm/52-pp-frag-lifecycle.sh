@@ -36,10 +36,12 @@ trap cleanup EXIT
 POOL=/sys/class/net/ppa0/pp_frag_pool_pages
 pool() { $IP netns exec ppa sh -c "echo $1 > $POOL" || fail "pool $1"; }
 
-# fill_memory MB: a process takes memory until MemAvailable < MB and reclaim
-# has run the shrinkers (/proc/vmstat slabs_scanned moved), or MemAvailable
-# < 2 MB, or the OOM killer takes it; holds it a moment, then exits. MemAvailable alone can drop below
-# MB while free memory is still above the low watermark (no kswapd yet).
+# fill_memory MB: a process takes memory until reclaim has run the
+# shrinkers (/proc/vmstat slabs_scanned moved) with MemFree < MB, or MemFree
+# < 2 MB, or the OOM killer takes it; holds it a moment, then exits.
+# MemFree, not MemAvailable: 6.12 reports MemAvailable 0 with 60 MB free, far
+# above the low watermark (no kswapd yet), and on 6.1 MemAvailable alone can
+# drop below MB before reclaim too.
 fill_memory() {
 	local rc=0
 	$PY - "$1" <<'PYEOF' || rc=$?
@@ -54,10 +56,10 @@ def vmstat(k):
             return int(l.split()[1])
 thr, s0, hold = int(sys.argv[1]), vmstat("slabs_scanned"), []
 while True:
-    a = meminfo("MemAvailable")
+    a = meminfo("MemFree")
     if a < 2 or (a < thr and vmstat("slabs_scanned") != s0):
         break
-    b = bytearray((16 if a > 64 else 1) << 20)
+    b = bytearray((16 if a > 96 else 1) << 20)
     b[::4096] = b"\1" * len(range(0, len(b), 4096))   # touch every page
     hold.append(b)
 time.sleep(0.3)

@@ -83,14 +83,19 @@ taint_letters() { # bits -> letters, as in /proc/sys/kernel/tainted docs
 }
 
 # No udev in the guest: when the host added devices (qemu= in a test
-# header), load the drivers of PCI devices that have none.
+# header), load the drivers of PCI devices that have none, then of the
+# virtio devices their drivers made (virtio_pci -> virtio_net).
 coldplug() {
-	local d a aliases=()
-	for d in /sys/bus/pci/devices/*; do
-		[ -e "$d/driver" ] && continue
-		read -r a <"$d/modalias" && aliases+=("$a")
+	local d a bus aliases
+	for bus in pci virtio; do
+		aliases=()
+		for d in /sys/bus/"$bus"/devices/*; do
+			[ -e "$d/modalias" ] || continue
+			[ -e "$d/driver" ] && continue
+			read -r a <"$d/modalias" && aliases+=("$a")
+		done
+		[ ${#aliases[@]} -eq 0 ] || modprobe -qa "${aliases[@]}" 2>/dev/null || true
 	done
-	[ ${#aliases[@]} -eq 0 ] || modprobe -qa "${aliases[@]}" 2>/dev/null
 }
 
 # After a test: a kmemleak scan, its report into the kernel log (the host
@@ -181,7 +186,7 @@ main() {
 	echo "$up" >"$res/runner-start"
 	# shellcheck source=/dev/null
 	. "$res/cfg" || return 1
-	export XNET_SRC XNET_KVER XNET_VM_LIB
+	export XNET_SRC XNET_KVER XNET_VM_LIB XNET_DKMS
 	[ "${VM_COLDPLUG:-0}" = 0 ] || coldplug
 	if [ "${VM_MODE:-tests}" = cmd ]; then
 		kmsg "vmtest: begin shell-cmd"
