@@ -7,7 +7,8 @@
 #   make demo            boot a guest, load the modules, show what they do
 #   make check           every test tier; last line "N passed, N failed"
 #   make test-user       C++ core in userspace (GoogleTest, ASan+UBSan)
-#   make kunit           KUnit suites on UML via the kernel's kunit.py
+#   make kunit           KUnit suites on UML via the kernel's kunit.py, from
+#                        linux-source-$(SERIES) (6.1; SERIES=6.12)
 #   make vmtest          the .ko files in a QEMU guest booting Debian's kernel
 #   make testnic         the BQL test NIC (tests/testnic), used by the tests only
 #   make vmtest-selftest prove the guest harness catches what it must
@@ -101,7 +102,7 @@ test-user: $(BUILD)/user/xnet_user_tests
 	$(ROOT)/scripts/run-user-tests.sh $<
 
 kunit:
-	$(ROOT)/scripts/kunit.sh
+	$(ROOT)/scripts/kunit.sh --series $(SERIES)
 
 vmtest: modules testnic
 	$(ROOT)/scripts/vmtest.sh --kernel /boot/vmlinuz-$(KVER)

@@ -53,7 +53,12 @@ static void xnet_test_kfree(const void *p)
 	kfree(p);
 }
 
-/* The glue exactly as the modules get it, with its allocator recorded. */
+/*
+ * The glue exactly as the modules get it, with its allocator recorded.
+ * kmalloc() may itself be a macro (6.10: alloc_hooks() around
+ * kmalloc_noprof()); nothing below the glue calls it.
+ */
+#undef kmalloc
 #define kmalloc(size, flags) xnet_test_kmalloc(size, flags)
 #define kfree(p) xnet_test_kfree(p)
 #include <xnet/kernel/glue_impl.h>

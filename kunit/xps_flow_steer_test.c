@@ -588,7 +588,7 @@ static void setup(struct kunit *test, enum propose how)
 	dev = tn_create(true);
 	if (IS_ERR(dev)) {
 		rtnl_unlock();
-		KUNIT_ASSERT_FAILURE(test, "tn_create: %ld", PTR_ERR(dev));
+		KUNIT_FAIL_AND_ABORT(test, "tn_create: %ld", PTR_ERR(dev));
 	}
 	t->dev = dev;
 	t->priv = netdev_priv(dev);

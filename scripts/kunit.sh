@@ -3,39 +3,46 @@
 #
 # KUnit tier: run the suites in kunit/ in a UML kernel built by kunit.py.
 #
-#   scripts/kunit.sh [--arch ARCH] [GLOB]
-#                               build (incrementally) and run; GLOB is
-#                               kunit.py's filter, e.g. 'xnet_core_parse*'
-#                               or 'xnet_core_rt.*atomic*'; ARCH is um
-#                               (default) or x86_64 (QEMU TCG, 2 CPUs)
-#   scripts/kunit.sh --unhook   remove the project from the kernel tree
+#   scripts/kunit.sh [--series S] [--arch ARCH] [GLOB]
+#                               build (incrementally) and run; S is the
+#                               kernel source series, 6.1 (default) or
+#                               6.12; GLOB is kunit.py's filter, e.g.
+#                               'xnet_core_parse*' or 'xnet_core_rt.*atomic*';
+#                               ARCH is um (default) or x86_64 (QEMU TCG,
+#                               2 CPUs)
+#   scripts/kunit.sh [--series S] --unhook
+#                               remove the project from the kernel tree
 #
-# The kernel tree is Debian's linux-source-6.1, extracted once into
-# ${XDG_CACHE_HOME:-~/.cache}/xnet-kmods/src. The project is hooked into it
-# with a symlink drivers/misc/xnet -> this checkout (re-pointed on every run,
-# so the tier tests the checkout it is run from), one `source` line in
+# The kernel tree is Debian's linux-source-S, extracted once into
+# ${XDG_CACHE_HOME:-~/.cache}/xnet-kmods/src/linux-source-S (scripts/ksrc.sh
+# --series S). The project is hooked into it with a symlink
+# drivers/misc/xnet -> this checkout (re-pointed on every run, so the tier
+# tests the checkout it is run from), one `source` line in
 # drivers/misc/Kconfig and one `obj-` line in drivers/misc/Makefile. The
-# tree itself stays clean: kunit.py builds into <cache>/kunit-build.
+# tree itself stays clean: kunit.py builds into <cache>/kunit-build (6.1)
+# or <cache>/kunit-build-S (any other series).
 #
-# --arch x86_64 builds an x86_64 kernel (<cache>/kunit-build-x86_64, with
+# --arch x86_64 builds an x86_64 kernel (<cache>/kunit-build-x86_64[-S], with
 # kunit/x86_64.kunitconfig added: SMP, hence XPS) and boots it under QEMU
 # with 2 CPUs (TCG: kunit.py never uses KVM). The cases that need a real
 # CPU change (XPS maps, a sender bound to one CPU then another) are only
 # compiled where CONFIG_XPS is on, so the two runs have different case
-# lists; both must pass. Results then go to build/kunit-x86_64/.
+# lists; both must pass. Results then go to build/kunit-x86_64[-S]/.
 #
-# Results: build/kunit/ in this checkout (kunit.out: kunit.py's output,
-# test.log: the raw kernel log with the KTAP, results.json: kunit.py's JSON).
-# The last line is "kunit: N passed, N failed", counting test cases (each
-# parameter of a parameterised case counts as one); a skipped or crashed case
-# counts as failed. Exit status: 0 only if the build succeeded, at least one
-# case ran and every case passed.
+# Results: build/kunit/ (6.1) or build/kunit-S/ in this checkout (kunit.out:
+# kunit.py's output, test.log: the raw kernel log with the KTAP,
+# results.json: kunit.py's JSON). The last line is "kunit: N passed, N
+# failed", counting test cases (each parameter of a parameterised case
+# counts as one); a skipped or crashed case counts as failed. Exit status: 0
+# only if the build succeeded, at least one case ran and every case passed.
+#
+# One run at a time per series (a lock per series: the kernel tree and the
+# build dirs of a series are shared by every checkout on this machine); runs
+# of different series do not share a file.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xnet-kmods
-BUILD_DIR=$CACHE/kunit-build
-OUT=$ROOT/build/kunit
 
 HOOK_LINK=drivers/misc/xnet
 KCONFIG_FILE=drivers/misc/Kconfig
@@ -50,7 +57,7 @@ die() {
 }
 
 usage() {
-	sed -n '4,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '4,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 # Append @line to @file unless it is already there (as a whole line).
@@ -135,59 +142,87 @@ EOF
 
 glob=
 arch=um
-if [ "${1:-}" = --arch ]; then
-	[ $# -ge 2 ] || die "--arch needs um or x86_64"
-	arch=$2
-	shift 2
-elif [[ "${1:-}" == --arch=* ]]; then
-	arch=${1#--arch=}
-	shift
+series=6.1
+action=run
+while [ $# -gt 0 ]; do
+	case $1 in
+	--arch)
+		[ $# -ge 2 ] || die "--arch needs um or x86_64"
+		arch=$2
+		shift 2
+		;;
+	--arch=*)
+		arch=${1#--arch=}
+		shift
+		;;
+	--series)
+		[ $# -ge 2 ] || die "--series needs a series, e.g. 6.12"
+		series=$2
+		shift 2
+		;;
+	--series=*)
+		series=${1#--series=}
+		shift
+		;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	--unhook)
+		action=unhook
+		shift
+		;;
+	-*)
+		usage >&2
+		exit 2
+		;;
+	*)
+		[ -z "$glob" ] || die "at most one GLOB"
+		glob=$1
+		shift
+		;;
+	esac
+done
+[[ $series =~ ^[0-9]+\.[0-9]+$ ]] || die "not a series: '$series' (e.g. 6.1, 6.12)"
+# 6.1 keeps the names it had before there were series (warm caches).
+sfx=
+lock=$CACHE/kunit.lock
+if [ "$series" != 6.1 ]; then
+	sfx=-$series
+	lock=$CACHE/kunit-$series.lock
 fi
 case "$arch" in
-um) ;;
+um)
+	BUILD_DIR=$CACHE/kunit-build$sfx
+	OUT=$ROOT/build/kunit$sfx
+	;;
 x86_64)
-	BUILD_DIR=$CACHE/kunit-build-x86_64
-	OUT=$ROOT/build/kunit-x86_64
+	BUILD_DIR=$CACHE/kunit-build-x86_64$sfx
+	OUT=$ROOT/build/kunit-x86_64$sfx
 	;;
 *)
 	die "unknown --arch '$arch' (um or x86_64)"
 	;;
 esac
 
-case "${1:-}" in
--h|--help)
-	usage
-	exit 0
-	;;
---unhook)
-	[ $# -eq 1 ] || die "--unhook takes no other argument"
-	mkdir -p "$CACHE"
-	exec 9>"$CACHE/kunit.lock"
-	flock 9
-	KSRC=$CACHE/src/linux-source-6.1
+mkdir -p "$CACHE"
+# One run at a time per series: the kernel tree and the build dirs are
+# shared by every checkout on this machine.
+exec 9>"$lock"
+flock 9
+
+if [ "$action" = unhook ]; then
+	[ -z "$glob" ] || die "--unhook takes no GLOB"
+	KSRC=$CACHE/src/linux-source-$series
 	unhook
 	echo "kunit: unhooked $KSRC"
 	exit 0
-	;;
--*)
-	usage >&2
-	exit 2
-	;;
-*)
-	[ $# -le 1 ] || die "at most one GLOB"
-	glob=${1:-}
-	;;
-esac
+fi
 
 command -v python3 >/dev/null || die "python3 missing: run scripts/setup.sh"
-mkdir -p "$CACHE"
-# One run at a time per cache: the kernel tree and the build dir are shared
-# by every checkout on this machine.
-exec 9>"$CACHE/kunit.lock"
-flock 9
 
 start=$(date +%s)
-KSRC=$("$ROOT/scripts/ksrc.sh") || die "no kernel source"
+KSRC=$("$ROOT/scripts/ksrc.sh" --series "$series") || die "no kernel source"
 hook
 claim_build_dir
 

@@ -704,7 +704,8 @@ fi
 
 # ---------------------------------------------------------------- tests
 [ ${#tests[@]} -gt 0 ] || die "no tests found in $testdir"
-if printf '%s\n' "${tests[@]}" | grep -q 'dkms[^/]*\.sh$'; then
+# (Not for --debug: the DKMS test is nodebug there.)
+if [ $opt_debug -eq 0 ] && printf '%s\n' "${tests[@]}" | grep -q 'dkms[^/]*\.sh$'; then
 	if [ -z "$bf_kdir" ] && [ -f "/usr/src/linux-headers-$XNET_KVER/Makefile" ]; then
 		bf_kdir=/usr/src/linux-headers-$XNET_KVER
 	fi

@@ -209,7 +209,9 @@ static struct rtnl_link_ops tn_link_ops;
 /* The module's DMA device (every test NIC maps its frags for it); NULL
  * under KUnit, which has no module init: no DMA work then.
  */
+#ifndef XNET_TESTNIC_KUNIT
 static struct platform_device *tn_dma_pdev;
+#endif
 static struct device *tn_dma_dev;
 static bool tn_dma_direct;	/* no dma_map_ops: dma-direct, no IOMMU */
 
