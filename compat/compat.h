@@ -29,6 +29,15 @@
  */
 typedef unsigned long (*xnet_shrink_fn)(struct shrinker *, struct shrink_control *);
 
+static inline void xnet_shrinker_set(struct shrinker *s, xnet_shrink_fn count,
+				     xnet_shrink_fn scan, int seeks, long batch)
+{
+	s->count_objects = count;
+	s->scan_objects = scan;
+	s->seeks = seeks;
+	s->batch = batch;
+}
+
 #ifdef XNET_HAVE_SHRINKER_ALLOC		/* 6.7 */
 static inline struct shrinker *xnet_shrinker_create(const char *name,
 						    xnet_shrink_fn count,
@@ -39,10 +48,7 @@ static inline struct shrinker *xnet_shrinker_create(const char *name,
 
 	if (!s)
 		return NULL;
-	s->count_objects = count;
-	s->scan_objects = scan;
-	s->seeks = seeks;
-	s->batch = batch;
+	xnet_shrinker_set(s, count, scan, seeks, batch);
 	shrinker_register(s);
 	return s;
 }
@@ -62,10 +68,7 @@ static inline struct shrinker *xnet_shrinker_create(const char *name,
 
 	if (!s)
 		return NULL;
-	s->count_objects = count;
-	s->scan_objects = scan;
-	s->seeks = seeks;
-	s->batch = batch;
+	xnet_shrinker_set(s, count, scan, seeks, batch);
 #ifdef XNET_HAVE_SHRINKER_NAME		/* 6.0 */
 	err = register_shrinker(s, "%s", name);
 #else
