@@ -82,7 +82,7 @@ check_install_dkms() {
 	local stage=$kout/install dk=$kout/dkms ver
 	if make -C "$src" --no-print-directory KDIR="$KDIR" install \
 		INSTALL_MOD_PATH="$stage" >"$kout/install.log" 2>&1 &&
-		[ "$(grep -c '^extra/.*\.ko:' "$stage"/lib/modules/*/modules.dep)" -eq 4 ]; then
+		[ "$(grep -cE '^extra/.*\.ko(\.[a-z]+)?:' "$stage"/lib/modules/*/modules.dep)" -eq 4 ]; then
 		result OK "$kver: make install: 4 modules in extra/, known to depmod"
 	else
 		result FAIL "$kver: make install: 4 modules in extra/, known to depmod" "$kout/install.log"
@@ -92,7 +92,7 @@ check_install_dkms() {
 	(cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$dk/src/xnet-$ver")
 	if dkms build -m xnet -v "$ver" -k "$kver" --kernelsourcedir "$KDIR" \
 		--dkmstree "$dk/tree" --sourcetree "$dk/src" >"$kout/dkms.log" 2>&1 &&
-		[ "$(find "$dk/tree" -path "*/$kver/*" -name '*.ko' | wc -l)" -eq 4 ]; then
+		[ "$(find "$dk/tree" -path "*/$kver/*" -name '*.ko*' | wc -l)" -eq 4 ]; then
 		result OK "$kver: dkms build: 4 modules"
 	else
 		result FAIL "$kver: dkms build: 4 modules" "$kout/dkms.log"
@@ -102,7 +102,7 @@ check_install_dkms() {
 		--dkmstree "$dk/tree" --sourcetree "$dk/src" >"$kout/dkms-exclusive.log" 2>&1
 	local rc=$?
 	if [ $rc -eq 77 ] && grep -q BUILD_EXCLUSIVE "$kout/dkms-exclusive.log" &&
-		[ -z "$(find "$dk/tree" -path '*/5.10.0-99-amd64/*' -name '*.ko')" ]; then
+		[ -z "$(find "$dk/tree" -path '*/5.10.0-99-amd64/*' -name '*.ko*')" ]; then
 		result OK "$kver: dkms refuses kernel 5.10 (BUILD_EXCLUSIVE_KERNEL, exit 77)"
 	else
 		echo "# dkms exit $rc" >>"$kout/dkms-exclusive.log"

@@ -51,7 +51,7 @@ xnet-cxx-kasan = $(if $(filter -fsanitize=kernel-address,$(_c_flags)),--param as
 # CXXFLAGS_<file>.o adds per-object options after ours (tests use it to
 # prove that the object checks catch what the defaults prevent).
 cxx_flags = -Wp,-MMD,$(depfile) \
-	$(filter-out $(xnet-cxx-c-only) $(XNET_COMPAT_INCLUDE),$(_c_flags) $(modkern_cflags)) \
+	$(filter-out $(xnet-cxx-c-only),$(subst $(XNET_COMPAT_INCLUDE),,$(_c_flags)) $(modkern_cflags)) \
 	$(basename_flags) $(modname_flags) $(XNET_CXXFLAGS) $(xnet-cxx-kasan) \
 	$(CXXFLAGS_$(target-stem).o)
 
