@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 hostnet=mq2 timeout=400
+# vmtest: cpus=2 hostnet=mq2 timeout=400 tcg=single
 # vmtest: nodebug="the debug kernel has no virtio_net BQL (6.1)"
 #
 # The seed's case on a real driver: virtio_net, which has BQL since 6.7
@@ -16,6 +16,11 @@
 # reordered, and flows still move. hold_max_ms=0 (unbounded holds): a
 # bounded hold may move a flow early by design (45 tests that).
 # On a kernel whose virtio_net has no BQL (6.1) the test skips.
+# tcg=single: in the fresh-clone check at 15d6601 the guest oopsed once
+# (NULL pointer in net_rx_action's napi list, CPU 0, at the first AF_PACKET
+# send, steering still off) under multi-threaded TCG; 3 other runs passed.
+# Not understood (QEMU 7.2 MTTCG has bitten 52 before, or a 6.12 virtio_net
+# bug); single-threaded TCG passed and still reorders with stock XPS.
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
