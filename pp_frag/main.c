@@ -543,6 +543,20 @@ static int ppf_global_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(ppf_global);
 
+static int ppf_pages_show(struct seq_file *m, void *v)
+{
+	struct ppf_pool *pool;
+
+	/* ppf_mutex: no pool is destroyed (nor shrunk) meanwhile. */
+	mutex_lock(&ppf_mutex);
+	list_for_each_entry(pool, &ppf_pools, node)
+		ppf_pool_show_pages(pool, m);
+	ppf_pool_show_pages(NULL, m);
+	mutex_unlock(&ppf_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ppf_pages);
+
 static int __init pp_frag_init(void)
 {
 	int err;
@@ -566,6 +580,7 @@ static int __init pp_frag_init(void)
 		goto err_hook;
 	ppf_debugfs = debugfs_create_dir("pp_frag", NULL);
 	debugfs_create_file("global", 0444, ppf_debugfs, NULL, &ppf_global_fops);
+	debugfs_create_file("pages", 0400, ppf_debugfs, NULL, &ppf_pages_fops);
 	return 0;
 
 err_hook:

@@ -18,6 +18,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
@@ -436,6 +437,33 @@ void ppf_orphans_reap(bool force, struct device *dma_dev)
 		ppf_page_release(o->page, o->bias, o->order, o->dma_dev, o->dma);
 		kfree(o);
 	}
+}
+
+/*
+ * debugfs "pages": "pfn order" of every page @pool owns (pool lock: no
+ * page joins or leaves meanwhile), then of every orphan (@pool NULL).
+ */
+void ppf_pool_show_pages(struct ppf_pool *pool, struct seq_file *m)
+{
+	struct ppf_orphan *o;
+	unsigned int i;
+
+	if (!pool) {
+		spin_lock_bh(&ppf_orphans_lock);
+		list_for_each_entry(o, &ppf_orphans, node)
+			seq_printf(m, "%#lx %u orphan\n", page_to_pfn(o->page), o->order);
+		spin_unlock_bh(&ppf_orphans_lock);
+		return;
+	}
+	spin_lock_bh(&pool->lock);
+	for (i = 0; i < pool->state.cap; i++) {
+		const struct xnet_frag_slot *slot = &pool->slots[i];
+
+		if (slot->state != XNET_FRAG_UNUSED)
+			seq_printf(m, "%#lx %u %s\n", page_to_pfn((struct page *)slot->page),
+				   slot->order, netdev_name(pool->dev));
+	}
+	spin_unlock_bh(&pool->lock);
 }
 
 unsigned long ppf_orphans_count(void)

@@ -21,6 +21,7 @@ struct ppf_stats {
 };
 
 struct ppf_orphan;
+struct seq_file;
 
 /*
  * A CPU's cache of a pool: used on its CPU with BHs off; @lock (never
@@ -63,6 +64,7 @@ void ppf_pool_sum(struct ppf_pool *pool, struct ppf_stats *sum,
 int ppf_pool_dma_map(struct ppf_pool *pool, struct device *dma_dev);
 void ppf_pool_dma_unmap(struct ppf_pool *pool);
 dma_addr_t ppf_pool_dma_addr(struct ppf_pool *pool, struct page *page);
+void ppf_pool_show_pages(struct ppf_pool *pool, struct seq_file *m);
 void ppf_orphans_reap(bool force, struct device *dma_dev);
 void ppf_orphans_stop(void);
 unsigned long ppf_orphans_count(void);
