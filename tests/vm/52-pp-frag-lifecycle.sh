@@ -18,7 +18,8 @@
 # Pools coming and going under load: a checksummed stream keeps flowing
 # (and arrives intact) while its device's pool is resized, disabled and
 # re-enabled, and while pp_frag is removed; a disabled pool owns no page;
-# free memory is back to its baseline afterwards (/proc/vmstat). Memory
+# every page pp_frag owned at rmmod is freed once the stack lets go
+# (kmem:mm_page_free traced, page by page). Memory
 # pressure: the shrinker gives idle pool pages back (drop_caches, and
 # real pressure from a process filling memory).
 set -euo pipefail
@@ -28,6 +29,7 @@ set -euo pipefail
 . "$XNET_SRC/tests/vm/lib_pp.sh"
 
 cleanup() {
+	pp_trace_frees_stop
 	pp_veth_cleanup
 	! mod_loaded pp_frag || /sbin/rmmod pp_frag 2>/dev/null || true
 }
@@ -94,11 +96,25 @@ free_baseline() {
 	R=$n
 }
 
+# meminfo_diff OLD: the /proc/meminfo fields that changed since OLD (by 256 kB
+# or more), "name old -> new".
+meminfo_diff() {
+	local k v
+	declare -A was
+	while read -r k v _; do was[$k]=$v; done <<<"$1"
+	while read -r k v _; do
+		[ -n "${was[$k]:-}" ] || continue
+		v=$((v - ${was[$k]}))
+		[ "${v#-}" -lt 256 ] || echo "${k%:} ${was[$k]} -> $((${was[$k]} + v))"
+	done </proc/meminfo
+}
+
 pp_veth_setup
 # The baseline includes what the namespaces, sockets and tools cost.
 pp_xfer ppa ppb 10.97.0.2 9700 8000000
 free_baseline
 FREE0=$R
+MEM0=$(cat /proc/meminfo)
 
 load_mod pp_frag/pp_frag
 pool 256
@@ -122,20 +138,46 @@ wait_until 10 orphans_gone ||
 	fail "pages_owned ${PG[pages_owned]} orphans ${PG[orphans]} after the stream"
 expect_eq "${PG[handed_over]}" 0 "pages handed to the stack (none before rmmod)"
 
-# rmmod under load: no waiting forever; the stream goes on, intact.
+# rmmod under load: no waiting forever; the stream goes on, intact; and
+# every page pp_frag owned a moment before rmmod (pool and orphans, busy
+# or not) reaches the page allocator once the stack lets go: a traced
+# mm_page_free for each, page by page, not a count of free memory (which
+# moves by megabytes with per-CPU lists, RCU and slabs).
 pool 256
 pp_stream ppa ppb 10.97.0.2 9702 200000000 65536,4096,300000
 nsleep 1.5
 kill -0 $SPID 2>/dev/null || fail "the stream ended before rmmod: make it longer"
+OWNED=$(mktemp)
+pp_trace_frees_start
+# A complete list: pages_owned the same before and after it, and its length.
+for ((k = 0; k < 20; k++)); do
+	pp_global
+	n0=${PG[pages_owned]}
+	cat /sys/kernel/debug/pp_frag/pages >"$OWNED" || fail "debugfs pages"
+	pp_global
+	[ "$n0" != "${PG[pages_owned]}" ] || break
+done
+expect_eq "$(wc -l <"$OWNED")" "${PG[pages_owned]}" "pages listed (pages_owned $n0 -> ${PG[pages_owned]})"
+[ "${PG[pages_owned]}" -gt 0 ] || fail "the pool owns no page under load"
+pp_trace_frees_filter "$OWNED"
 t0=$SECONDS
 unload_mod pp_frag
 ktap_diag "rmmod under load took $((SECONDS - t0)) s"
 [ $((SECONDS - t0)) -le 10 ] || fail "rmmod under load took $((SECONDS - t0)) s"
 pp_stream_end "rmmod under load"
-
+all_freed() { [ -z "$(pp_unfreed "$OWNED")" ]; }
+wait_until 10 all_freed || true
+pp_trace_lost
+expect_eq "$R" 0 "trace events lost"
+left=$(pp_unfreed "$OWNED" | wc -l)
+ktap_diag "pages owned at rmmod: $(wc -l <"$OWNED"), freed since: $(($(wc -l <"$OWNED") - left))"
+[ "$left" -eq 0 ] || fail "$left pages pp_frag owned at rmmod never freed: $(pp_unfreed "$OWNED" | head -n 3 | tr '\n' ' ')"
+pp_trace_frees_stop
+# Free memory, for the record (not a check: see above).
 free_baseline
-ktap_diag "free pages: baseline $FREE0, after $R (one pool page is 8, a full pool 2048)"
-[ "$R" -ge $((FREE0 - 1024)) ] || fail "free pages $R, baseline $FREE0: pool pages leaked?"
+ktap_diag "free pages: baseline $FREE0, after $R"
+[ "$R" -ge $((FREE0 - 1024)) ] ||
+	meminfo_diff "$MEM0" | while read -r l; do ktap_diag "  meminfo $l"; done
 
 # The shrinker: drop_caches runs every shrinker.
 load_mod pp_frag/pp_frag

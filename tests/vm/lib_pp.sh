@@ -154,3 +154,47 @@ pp_free_pages() {
 pp_listening() {
 	[[ $($IP netns exec "$1" /bin/ss -Htln "sport = :$2") == *LISTEN* ]]
 }
+
+# Proof that pages went back to the page allocator, page by page: a tracefs
+# instance records kmem:mm_page_free; pp_owned lists the pages pp_frag owns
+# (debugfs "pages": "pfn order where"); pp_unfreed prints those of a list
+# with no mm_page_free since pp_trace_frees_start.
+PPT=/sys/kernel/tracing/instances/xnet_pp
+pp_trace_frees_start() {
+	[ -d /sys/kernel/tracing/instances ] || fail "no tracefs at /sys/kernel/tracing"
+	[ ! -d $PPT ] || rmdir $PPT || fail "old tracefs instance $PPT"
+	mkdir $PPT || fail "tracefs instance $PPT"
+	wput $PPT/buffer_size_kb 4096 || fail "trace buffer size"
+	wput $PPT/events/kmem/mm_page_free/enable 1 || fail "enable kmem:mm_page_free"
+}
+
+# pp_trace_frees_filter LIST: from now on record only the pfn range of LIST
+# (a file of pp_owned's lines); frees before are in the buffer already.
+pp_trace_frees_filter() {
+	local p lo='' hi=0
+	while read -r p _; do
+		p=$((p))
+		[ -n "$lo" ] && [ "$p" -ge "$lo" ] || lo=$p
+		[ "$p" -le "$hi" ] || hi=$p
+	done <"$1"
+	[ -n "$lo" ] || fail "no page to trace"
+	wput $PPT/events/kmem/mm_page_free/filter "pfn >= $lo && pfn <= $hi" ||
+		fail "trace filter pfn $lo..$hi"
+}
+
+# pp_unfreed LIST: LIST's lines whose page (pfn, order) was not freed.
+pp_unfreed() {
+	awk 'NR == FNR { if (match($0, /pfn=0x[0-9a-f]+ order=[0-9]+/)) {
+			split(substr($0, RSTART, RLENGTH), f, /[= ]/); freed[f[2] " " f[4]] = 1 }
+		next }
+		!(($1 " " $2) in freed)' $PPT/trace "$1"
+}
+
+# pp_trace_lost: events the instance dropped (a full buffer), in R.
+pp_trace_lost() {
+	R=$(cat $PPT/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
+}
+
+pp_trace_frees_stop() {
+	[ ! -d $PPT ] || { wput $PPT/events/kmem/mm_page_free/enable 0; rmdir $PPT; } || true
+}
