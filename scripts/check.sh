@@ -58,6 +58,7 @@ for t in $tiers; do
 done
 total_pass=0 total_fail=0 total_skip=0
 summary=()
+failures=()
 
 # The kunit tier for kernel source @1: UML, then each other arch of
 # $XNET_KUNIT_ARCHS; non-zero if any run failed.
@@ -111,9 +112,18 @@ for r in "${runs[@]}"; do
 	note=
 	[ "$bl" -eq 0 ] || note=" (+$bl baseline, not counted)"
 	summary+=("$(printf '%-11s %5d passed %5d failed %3d skipped %5ds%s' "$r" "$p" "$f" "$sk" "$secs" "$note")")
+	# What failed, by name, and why (a CI log may lose the middle): the
+	# KTAP "not ok" lines and the tests' "# FAIL:" lines, 12 at most.
+	if [ "$f" -ne 0 ]; then
+		while read -r line; do
+			failures+=("$r: $line")
+		done < <(grep -E '^ *(not ok [0-9]+ |# FAIL: )|\[FAILED\] ' "$logs/$r.log" |
+			sed -E 's/^ +//' | head -n 12)
+	fi
 done
 
 echo "=== summary (logs in $logs)"
 printf '%s\n' "${summary[@]}"
+[ ${#failures[@]} -eq 0 ] || printf 'failed: %s\n' "${failures[@]}"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" -eq 0 ]
