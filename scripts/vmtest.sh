@@ -35,7 +35,10 @@
 #                     objects, kmemleak, UBSAN, PREEMPT, failslab) with the
 #                     modules built against it in a copy of the checkout
 #                     (build/debug/src); timeouts x$XNET_VM_DEBUG_SLOW
-#                     (default 3); a kmemleak report fails the test
+#                     (default 3); a kmemleak report fails the test.
+#                     With --series S / --rt: the debug kernel of that
+#                     source series / its PREEMPT_RT build (debug-kernel.sh
+#                     --series S --rt; modules in build/debug-rt-S/src)
 #   --series S        boot the newest installed Debian kernel of series S
 #                     (6.1, 6.12: scripts/kernels.sh) with the modules built
 #                     against its headers in build/<release>/src
@@ -348,10 +351,8 @@ dkms_prebuild() {
 
 # --series/--rt: a Debian kernel of that series (flavour rt with --rt), our
 # modules built against its headers.
-if [ -n "$opt_series" ] || [ $opt_rt -eq 1 ]; then
-	if [ $opt_debug -eq 1 ] || [ -n "$opt_kernel" ]; then
-		die "--series/--rt pick their own kernel (no --debug, no --kernel)"
-	fi
+if [ $opt_debug -eq 0 ] && { [ -n "$opt_series" ] || [ $opt_rt -eq 1 ]; }; then
+	[ -z "$opt_kernel" ] || die "--series/--rt pick their own kernel (no --kernel)"
 	flavour=''
 	[ $opt_rt -eq 0 ] || flavour=rt
 	XNET_KVER=$("$here/kernels.sh" kver "${opt_series:-6.1}" $flavour) || die "no such kernel"
@@ -362,15 +363,20 @@ fi
 # --debug: the debug kernel, its modules tree, and our modules built against it.
 debug_append=''
 if [ $opt_debug -eq 1 ]; then
+	[ -z "$opt_kernel" ] || die "--debug picks its own kernel (no --kernel)"
 	dk=${XNET_DEBUG_KDIR:-}
-	[ -n "$dk" ] || dk=$("$here/vm/debug-kernel.sh") || die "no debug kernel"
+	dargs=(--series "${opt_series:-6.1}")
+	[ $opt_rt -eq 0 ] || dargs+=(--rt)
+	[ -n "$dk" ] || dk=$("$here/vm/debug-kernel.sh" "${dargs[@]}") || die "no debug kernel"
 	if ! [ -f "$dk/arch/x86/boot/bzImage" ] || ! [ -s "$dk/kernel.release" ]; then
 		die "$dk: not a debug kernel build"
 	fi
 	XNET_KVER=$(cat "$dk/kernel.release")
 	export XNET_VM_MODDIR=$dk/mods/lib/modules/$XNET_KVER
 	[ -f "$XNET_VM_MODDIR/modules.dep" ] || die "$XNET_VM_MODDIR: no modules.dep"
-	build_for "$dk" debug
+	dname=debug
+	[ -n "${XNET_DEBUG_KDIR:-}" ] || [ "${dargs[*]}" = "--series 6.1" ] || dname=$(basename "$dk")
+	build_for "$dk" "$dname"
 	opt_kernel=$dk/arch/x86/boot/bzImage
 	debug_append="xnet_moddir=$XNET_VM_MODDIR xnet_kmemleak=1"
 	slow=${XNET_VM_DEBUG_SLOW:-3}

@@ -1,19 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build (or reuse) the debug guest kernel: Debian's linux-source-6.1 (the
-# guest kernel's own source, scripts/ksrc.sh) configured as allnoconfig plus
-# scripts/vm/debug.config (KASAN, lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP,
-# debug objects, kmemleak, UBSAN, PREEMPT, failslab/fail_page_alloc), with
-# the stock-code patches of scripts/vm/patches/ (each says why).
+# Build (or reuse) a debug guest kernel: a Debian linux-source-<series>
+# (scripts/ksrc.sh; 6.1 is the guest kernel's own source) configured as
+# allnoconfig plus scripts/vm/debug.config (KASAN, lockdep, PROVE_RCU,
+# DEBUG_ATOMIC_SLEEP, debug objects, kmemleak, UBSAN, PREEMPT,
+# failslab/fail_page_alloc), with the stock-code patches of
+# scripts/vm/patches/<series>/ (each says why).
 #
-#   scripts/vm/debug-kernel.sh           build if needed; print the build dir
-#   scripts/vm/debug-kernel.sh --check   exit 0 if the cached kernel is
-#                                        current (nothing to build), else 1
+#   scripts/vm/debug-kernel.sh [--series S] [--rt]
+#                        build if needed; print the build dir
+#   ... --check          exit 0 if the cached kernel is current (nothing to
+#                        build), else 1
 #
-# The build dir (${XDG_CACHE_HOME:-~/.cache}/xnet-kmods/debug-6.1) is a
-# kbuild output tree: `make -C DIR M=...` builds modules against it. It
-# holds arch/x86/boot/bzImage, kernel.release, and mods/lib/modules/
+# --series S: the source series (6.1, the default: the debug tier's kernel;
+# 6.12). --rt: PREEMPT_RT instead of PREEMPT (6.12: RT is in mainline since
+# 6.12; linux-source-6.1 has no RT), with PROVE_RAW_LOCK_NESTING: lockdep
+# then reports a spinlock_t (a sleeping lock on RT) taken under a raw
+# spinlock or with preemption off, contended or not, and
+# DEBUG_ATOMIC_SLEEP every might_sleep() there. Per-series and RT changes
+# to the fragment: scripts/vm/debug-<series>.config and debug-rt.config
+# (a line CONFIG_X=V replaces the fragment's CONFIG_X; CONFIG_X= drops it).
+#
+# The build dir (${XDG_CACHE_HOME:-~/.cache}/xnet-kmods/debug-<series>,
+# debug-rt-<series> with --rt) is a kbuild output tree: `make -C DIR M=...`
+# builds modules against it. It holds arch/x86/boot/bzImage, kernel.release, and mods/lib/modules/
 # <release> (modules_install: nvme-tcp, nvmet-tcp, null_blk, veth, sch_* ...),
 # which the guest mounts at /lib/modules/<release> (scripts/vm/init,
 # xnet_moddir=). A stamp of the config, this script and the source makes
@@ -24,8 +35,6 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 repo=$(cd "$here/../.." && pwd -P)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/xnet-kmods
-out=$cache/debug-6.1
-frag=$here/debug.config
 jobs=${XNET_JOBS:-$(nproc)}
 
 die() {
@@ -33,11 +42,46 @@ die() {
 	exit 1
 }
 
-ksrc=$("$repo/scripts/ksrc.sh")
-patches=("$here"/patches/*.patch)
+series=6.1 rt=0 check=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--series) series=${2:?--series needs a value}; shift ;;
+	--rt) rt=1 ;;
+	--check) check=1 ;;
+	*) die "unknown argument $1" ;;
+	esac
+	shift
+done
+out=$cache/debug-$series
+overlays=()
+[ ! -f "$here/debug-$series.config" ] || overlays+=("$here/debug-$series.config")
+if [ $rt -eq 1 ]; then
+	out=$cache/debug-rt-$series
+	overlays+=("$here/debug-rt.config")
+fi
+
+ksrc=$("$repo/scripts/ksrc.sh" --series "$series")
+patches=()
+for p in "$here/patches/$series"/*.patch; do
+	[ ! -f "$p" ] || patches+=("$p")
+done
+
+# The fragment: debug.config with the overlays' lines in place of its own.
+mkdir -p "$out"
+frag=$out/.xnet-fragment
+cp "$here/debug.config" "$frag.tmp"
+for o in "${overlays[@]}"; do
+	while IFS= read -r line; do
+		[[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]] || continue
+		grep -v -E "^${BASH_REMATCH[1]}=" "$frag.tmp" >"$frag.new" || true
+		[ -z "${BASH_REMATCH[2]}" ] || echo "$line" >>"$frag.new"
+		mv "$frag.new" "$frag.tmp"
+	done <"$o"
+done
+mv "$frag.tmp" "$frag"
 stamp=$( {
-	cat "$frag" "${BASH_SOURCE[0]}" "${patches[@]}"
-	cat "$cache/src/linux-source-6.1.stamp" 2>/dev/null
+	cat "$frag" "${BASH_SOURCE[0]}" ${patches[@]+"${patches[@]}"}
+	cat "$cache/src/linux-source-$series.stamp" 2>/dev/null
 	gcc --version | head -n 1
 } | sha256sum | cut -c1-16)
 
@@ -47,7 +91,7 @@ current() {
 		[ -f "$out/mods/lib/modules/$(cat "$out/kernel.release")/modules.dep" ]
 }
 
-if [ "${1:-}" = --check ]; then
+if [ $check -eq 1 ]; then
 	current
 	exit
 fi
@@ -82,7 +126,7 @@ verify_config() {
 apply_patches() {
 	local p
 
-	for p in "${patches[@]}"; do
+	for p in ${patches[@]+"${patches[@]}"}; do
 		if patch -d "$ksrc" -p1 -R -s -f --dry-run <"$p" >/dev/null 2>&1; then
 			continue
 		fi
@@ -92,7 +136,6 @@ apply_patches() {
 }
 
 apply_patches
-mkdir -p "$out"
 start=$(date +%s)
 echo "debug-kernel: building in $out from $ksrc (-j$jobs); a cold build takes a while" >&2
 rm -f "$out/.xnet-stamp"
