@@ -19,6 +19,8 @@
 #                        6.12), modules built in build/<release>/src
 #   make vmtest-rt       the same on its PREEMPT_RT flavour (a subset)
 #   make check-build     W=1, sparse, checkpatch and C++ object guards
+#   make regress         failing-before proofs: tests/regress/*.patch bring a
+#                        fixed defect back; its test must fail (scripts/regress.sh)
 #   make fuzz            libFuzzer (clang, ASan+UBSan) on the core's parsers,
 #                        FUZZ_SECONDS (300) per target, corpus kept in build/fuzz
 #   make fuzz-quick      the same, 20 s per target from the seeds (make check's run)
@@ -48,7 +50,7 @@ KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT) $(XNET_KMAKE_FLAGS)
 .PHONY: all modules install clean setup check demo test-user kunit vmtest testnic faults kmake-flags \
 	vmtest-series \
 	check-build style sparse vmtest-selftest bench-nvme bench-xps bench-pp \
-	debug-kernel vmtest-debug vmtest-selftest-debug check-debug vmtest-rt
+	debug-kernel vmtest-debug vmtest-selftest-debug check-debug vmtest-rt regress
 
 all: modules
 
@@ -141,6 +143,11 @@ check-debug:
 VMTEST_RT_TESTS ?= 01 2 31 32 5 61
 vmtest-rt:
 	$(ROOT)/scripts/vmtest.sh --rt --series $(SERIES) $(VMTEST_RT_TESTS)
+
+# Not in `make check`: the PREEMPT_RT debug kernel it needs is a second
+# cold kernel build (tests/regress, Documentation/testing.md).
+regress:
+	$(ROOT)/scripts/regress.sh
 
 # Every kernel of XNET_KERNELS (default: 6.1 and 6.12), unless KDIR is given.
 check-build:
