@@ -271,6 +271,15 @@ for c in KASAN PROVE_LOCKING PROVE_RCU DEBUG_OBJECTS UBSAN; do
 		status=1
 	}
 done
+# UBSAN must instrument the suites themselves (kunit/Kbuild: 6.1's UML
+# instruments no object by default): the C++ core's object, and a C one.
+for o in xnet_core_test_glue.o xps_flow_steer_test.o; do
+	kobj=$(find "$BUILD_DIR/drivers/misc" -name "$o" 2>/dev/null | head -n 1)
+	if [ -z "$kobj" ] || ! nm "$kobj" | grep ' U __ubsan_handle_' >/dev/null; then
+		echo "kunit: $o is not UBSAN-instrumented (${kobj:-not built})"
+		status=1
+	fi
+done
 checker_re='BUG:|WARNING:|KASAN|UBSAN|ODEBUG|possible circular locking'
 checker_re+='|possible recursive locking|inconsistent lock state|suspicious RCU usage'
 if [ -f "$OUT/test.log" ] && grep -E "$checker_re" "$OUT/test.log" >"$OUT/checkers.txt"; then
