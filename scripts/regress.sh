@@ -6,6 +6,9 @@
 #
 #   regress-vmtest: <scripts/vmtest.sh arguments, the test last>
 #   regress-expect: <ERE a "not ok" test's output must match>
+#   regress-env: <VAR=value ...>  (optional) for the run with the defect,
+#                e.g. XNET_VM_DEBUG_SLOW=1 when the defect wedges the guest
+#                and only the test's timeout ends the boot
 #
 # For each patch: a clone of this checkout (HEAD plus uncommitted changes
 # to tracked files) in build/regress/<name>, the patch applied, and that
@@ -37,6 +40,7 @@ for p in "${patches[@]}"; do
 	name=$(basename "$p" .patch)
 	args=$(header regress-vmtest "$p")
 	want=$(header regress-expect "$p")
+	read -r -a env <<<"$(header regress-env "$p")"
 	if [ -z "$args" ] || [ -z "$want" ]; then
 		echo "regress: $name: no regress-vmtest/regress-expect line" >&2
 		exit 2
@@ -51,7 +55,7 @@ for p in "${patches[@]}"; do
 	ok=1
 	echo "=== $name: with the defect: $args"
 	# shellcheck disable=SC2086 # the header's words are arguments
-	"$dir/scripts/vmtest.sh" $args >"$dir.before.log" 2>&1 || true
+	env ${env[@]+"${env[@]}"} "$dir/scripts/vmtest.sh" $args >"$dir.before.log" 2>&1 || true
 	if ! grep -qE "^not ok [0-9]+ $test\$" "$dir.before.log"; then
 		echo "regress: $name: $test did not fail with the defect ($dir.before.log)"
 		ok=0
