@@ -110,7 +110,6 @@ p1=$SENT
 # Class 1's queues are not delayed: its packets are out long before tx-0/1's.
 # At least p1 on the wire (class 0's may follow early on a slow host: the
 # tx-2/3 count below says which were class 1's).
-wire_test_ge() { wire "$1"; [ "${W[test]}" -ge "$2" ]; }
 wait_until 1 wire_test_ge tn0 "$p1" || fail "class 1 packets not out within 1 s: ${W[test]} of $p1 on the wire"
 queues tn0
 xstats

@@ -99,6 +99,11 @@ wire_test_is() { # DEV N: the wire saw N test-header packets
 	[ "${W[test]}" -eq "$2" ]
 }
 
+wire_test_ge() { # DEV N: the wire saw at least N test-header packets
+	wire "$1"
+	[ "${W[test]}" -ge "$2" ]
+}
+
 set_delays() { # DEV US: every TX queue
 	local q
 	for q in "$D/$1"/tx-*; do wput "$q/delay_us" "$2" || fail "$q/delay_us=$2"; done
