@@ -128,9 +128,17 @@ run() {
 	[ "${RV[packets]}" -gt 0 ] || fail "$label: nothing received"
 }
 
-run "stock XPS"
+# Whether QEMU's TX of tx-1 overtakes tx-0's backlog depends on how the
+# host schedules QEMU: a fresh-clone check once saw no reordering in one
+# stock run (CI, 6.12). The stock runs are the proof that this setup can
+# show the defect at all; up to three are made until one reorders, and the
+# test fails if none does.
+for try in 1 2 3; do
+	run "stock XPS ($try)"
+	[ "${RV[reordered]}" -eq 0 ] || break
+done
 [ "${RV[reordered]}" -gt 0 ] ||
-	fail "stock XPS: no flow reordered at the receiver: the setup shows nothing"
+	fail "stock XPS: no flow reordered in $try runs: the setup shows nothing"
 
 wput $HOLD 0 || fail "hold_max_ms=0"
 wput "$CNT" 4096 || fail "enable the table"
