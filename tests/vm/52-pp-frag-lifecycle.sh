@@ -145,7 +145,11 @@ expect_eq "${PG[handed_over]}" 0 "pages handed to the stack (none before rmmod)"
 # moves by megabytes with per-CPU lists, RCU and slabs).
 pool 256
 pp_stream ppa ppb 10.97.0.2 9702 200000000 65536,4096,300000
+# Until the stream holds pool pages (a fixed 1.5 s was once too short on
+# 6.12's RT kernel under single-threaded TCG: nothing owned yet).
+owning() { pp_global; [ "${PG[pages_owned]}" -gt 0 ]; }
 nsleep 1.5
+wait_until 10 owning || fail "the pool owns no page 10 s into the stream"
 kill -0 $SPID 2>/dev/null || fail "the stream ended before rmmod: make it longer"
 OWNED=$(mktemp)
 pp_trace_frees_start
