@@ -84,7 +84,8 @@ ktap_diag "$XNET_KVER virtio_net: BQL head tx-0 $head tx-1 $head1 after $SENT fr
 
 # pktgen floods tx-0 in bursts (kpktgend_0, queue 0, to a MAC nobody has:
 # the bridge floods it to vB, which drops it) so that the queue has a
-# backlog QEMU's TX works through, as a real NIC's busy queue would.
+# backlog QEMU's TX works through, as a real NIC's busy queue would (vA
+# sends at most 8 frames a queue per ms: vmtest hostnet).
 PG=/proc/net/pktgen
 pg() { printf '%s\n' "$2" >"$PG/$1" || fail "pktgen $1: $2"; }
 /sbin/modprobe pktgen || fail "modprobe pktgen"
@@ -129,16 +130,17 @@ run() {
 }
 
 # Whether QEMU's TX of tx-1 overtakes tx-0's backlog depends on how the
-# host schedules QEMU: a fresh-clone check once saw no reordering in one
-# stock run (CI, 6.12). The stock runs are the proof that this setup can
-# show the defect at all; up to three are made until one reorders, and the
-# test fails if none does.
+# host schedules QEMU's main loop: with a busy host a stock run reorders
+# hundreds of frames, on a quiet one a few or none (7 of 6704 in one
+# check, 0 in a CI run). Up to three stock runs are made until one
+# reorders. The run with the table on is checked either way; if no stock
+# run reordered, the test then reports itself skipped (xps_flow's 0 is no
+# comparison), not passed.
 for try in 1 2 3; do
 	run "stock XPS ($try)"
 	[ "${RV[reordered]}" -eq 0 ] || break
 done
-[ "${RV[reordered]}" -gt 0 ] ||
-	fail "stock XPS: no flow reordered in $try runs: the setup shows nothing"
+stock=${RV[reordered]}
 
 wput $HOLD 0 || fail "hold_max_ms=0"
 wput "$CNT" 4096 || fail "enable the table"
@@ -152,3 +154,5 @@ ktap_diag "xps_flow: moves $((st1 - st0)) held $held"
 wput "$CNT" 0 || fail "disable"
 wput $HOLD 1000 || fail "hold_max_ms=1000"
 unload_mod xps_flow
+[ "$stock" -gt 0 ] ||
+	skip "stock XPS reordered no frame in 3 runs on this host: the setup showed nothing to compare"
