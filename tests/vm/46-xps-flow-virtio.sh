@@ -84,8 +84,7 @@ ktap_diag "$XNET_KVER virtio_net: BQL head tx-0 $head tx-1 $head1 after $SENT fr
 
 # pktgen floods tx-0 in bursts (kpktgend_0, queue 0, to a MAC nobody has:
 # the bridge floods it to vB, which drops it) so that the queue has a
-# backlog QEMU's TX works through, as a real NIC's busy queue would (vA
-# sends at most 8 frames a queue per ms: vmtest hostnet).
+# backlog QEMU's TX works through, as a real NIC's busy queue would.
 PG=/proc/net/pktgen
 pg() { printf '%s\n' "$2" >"$PG/$1" || fail "pktgen $1: $2"; }
 /sbin/modprobe pktgen || fail "modprobe pktgen"
