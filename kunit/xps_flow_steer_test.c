@@ -1038,6 +1038,44 @@ static void xps_flow_steer_new_flow_in_qdisc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wire_snap(t).reordered, 0ULL);
 }
 
+/*
+ * A move into a queue whose qdisc keeps the packets (frozen, as behind a
+ * stopped ring): the entry says the new queue at once, so a packet
+ * proposed back to the old, idle queue is held behind them, not sent
+ * ahead of them (before the select wrapper wrote the entry at the move, it
+ * said tx-0 until a packet reached tx-1's driver).
+ */
+static void xps_flow_steer_move_into_qdisc(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct txq_snap s0, s1;
+	struct xfl_stats st;
+
+	setup(test, PROPOSE_SELECT);
+	KUNIT_ASSERT_EQ(test, table(t, 8), 0);
+	send(test, 0, BURST);
+	drain(test, 0);
+	freeze(t, 1, true);
+	send(test, 1, BURST);
+	settle(test);
+	s1 = txq_snap(t, 1);
+	KUNIT_ASSERT_EQ(test, s1.qdisc, (unsigned int)BURST);
+	KUNIT_EXPECT_EQ(test, stats(t).moves, 1ULL);
+	KUNIT_EXPECT_EQ(test, xnet_xps_queue_of(flow_entry(t)), 1);
+	send(test, 0, 1);
+	settle(test);
+	st = stats(t);
+	KUNIT_EXPECT_EQ(test, st.held, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.moves, 1ULL);
+	s0 = txq_snap(t, 0);
+	KUNIT_EXPECT_EQ(test, s0.sent + s0.qdisc, (u64)BURST);
+	freeze(t, 1, false);
+	drain(test, 1);
+	KUNIT_EXPECT_EQ(test, txq_snap(t, 1).sent, (u64)BURST + 1);
+	KUNIT_EXPECT_EQ(test, wire_snap(t).packets, 2ULL * BURST + 1);
+	KUNIT_EXPECT_EQ(test, wire_snap(t).reordered, 0ULL);
+}
+
 /* Off with packets in flight: the device's own ops back at once. */
 static void xps_flow_steer_disable_in_flight(struct kunit *test)
 {
@@ -1403,6 +1441,7 @@ static struct kunit_case xps_flow_steer_cases[] = {
 	KUNIT_CASE(xps_flow_steer_other_class),
 	KUNIT_CASE(xps_flow_steer_hold_expires),
 	KUNIT_CASE(xps_flow_steer_new_flow_in_qdisc),
+	KUNIT_CASE(xps_flow_steer_move_into_qdisc),
 	KUNIT_CASE(xps_flow_steer_disable_in_flight),
 	KUNIT_CASE(xps_flow_steer_unload_in_flight),
 	KUNIT_CASE(xps_flow_steer_unregister_enabled),

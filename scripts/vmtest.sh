@@ -72,7 +72,9 @@
 #   (MACs 52:54:00:78:00:01 and :02), QEMU taps without vhost bridged
 #   together in a private network namespace of the host (never the host's
 #   own network; needs root and /dev/net/tun on the host, else the guest
-#   gets no NIC and the test should skip).
+#   gets no NIC and the test should skip). hostnet=mqN:txtimer: the first
+#   NIC uses QEMU's timer TX (at most 8 frames a queue per ms), so a busy
+#   queue keeps a backlog however the host schedules QEMU.
 # Env: XNET_SRC (project dir, default: this checkout), XNET_VM_TESTDIR (dir of
 #   tests, default tests/vm), XNET_KVER (guest kernel version, default: from
 #   the kernel image), XNET_VM_ACCEL (kvm|tcg, default: probe once, cached),
@@ -546,8 +548,9 @@ parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_ic
 			baseline) [ "$v" = 1 ] && n_baseline=1 ;;
 			nodebug) n_nodebug=$v ;;
 			hostnet)
-				[[ $v =~ ^mq([1-9][0-9]?)$ ]] || die "$1: hostnet=$v (want mqN)"
-				n_qemu+="${n_qemu:+ }@hostnet:${BASH_REMATCH[1]}"
+				[[ $v =~ ^mq([1-9][0-9]?)(:txtimer)?$ ]] ||
+					die "$1: hostnet=$v (want mqN or mqN:txtimer)"
+				n_qemu+="${n_qemu:+ }@hostnet:${BASH_REMATCH[1]}${BASH_REMATCH[2]}"
 				;;
 			tcg)
 				[ "$v" = single ] || die "$1: tcg=$v (only tcg=single)"
@@ -588,9 +591,10 @@ base_append+="${debug_append:+ $debug_append}"
 # root or /dev/net/tun the word is only dropped (the guest sees no NIC).
 hostnet_ns=
 hostnet_setup() {
-	local i q=0 w out=() dir=$1
+	local i q=0 w out=() dir=$1 tx=
 	for w in "${xargs[@]}"; do
 		case $w in
+		@hostnet:*:txtimer) q=${w#@hostnet:} q=${q%:txtimer} tx=1 ;;
 		@hostnet:*) q=${w#@hostnet:} ;;
 		*) out+=("$w") ;;
 		esac
@@ -616,6 +620,11 @@ hostnet_setup() {
 		fi
 		xargs+=(-netdev "tap,id=xq$i,ifname=xq$i,script=no,downscript=no,queues=$q,vhost=off"
 			-device "virtio-net-pci,netdev=xq$i,mq=on,vectors=$((2 * q + 2)),mac=52:54:00:78:00:0$((i + 1))")
+		# :txtimer: the first NIC sends at most 8 frames per queue per ms
+		# (QEMU's timer TX), so its queues keep a backlog.
+		if [ -n "$tx" ] && [ "$i" = 0 ]; then
+			xargs[-1]+=",tx=timer,x-txtimer=1000000,x-txburst=8"
+		fi
 	done
 	nsexec=(ip netns exec "$hostnet_ns")
 }

@@ -258,6 +258,27 @@ static u16 xfl_propose(const struct net_device_ops *ops, struct net_device *dev,
 }
 
 /*
+ * The flow goes to @queue: a new flow, or one leaving its queue. Say so in
+ * the entry now (unless a transmit wrote the slot since it read @old). The
+ * transmit wrapper writes the exact head once the driver has the packet,
+ * but until then the packet may wait in @queue's qdisc (the queue stopped
+ * by BQL or a full ring), and a packet of the same flow selected meanwhile
+ * would find the old entry (none, or the queue it left, idle by now) and
+ * overtake it. With this one it finds @queue, whose qdisc backlog holds it.
+ * Head: the queue's count so far, a lower bound.
+ */
+static noinline void xfl_steer_claim(struct net_device *dev, u64 *slot,
+				     u64 old, u16 queue)
+{
+	struct netdev_queue *txq;
+
+	if (queue >= dev->real_num_tx_queues)
+		return;
+	txq = netdev_get_tx_queue(dev, queue);
+	cmpxchg64(slot, old, xnet_xps_pack(queue, READ_ONCE(txq->dql.num_queued)));
+}
+
+/*
  * The flow in @slot (entry @entry) is on queue @oq and XPS proposes another:
  * may it move? Out of line: the rare case. Caller: an RCU reader.
  */
@@ -311,6 +332,8 @@ static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
 	/* A hold begins: stamp it, unless a transmit wrote the slot meanwhile. */
 	if (unlikely(store))
 		cmpxchg64(slot, entry, store);
+	else if (queue != oq)
+		xfl_steer_claim(dev, slot, entry, queue);
 	if (verdict == XNET_XPS_HOLD)
 		this_cpu_inc(xd->stats->held);
 	else if (verdict == XNET_XPS_MOVE)
@@ -320,24 +343,6 @@ static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
 	else if (verdict == XNET_XPS_EXPIRED)
 		this_cpu_inc(xd->stats->expired);
 	return queue;
-}
-
-/*
- * A flow without an entry goes to @proposed: say so now. The transmit
- * wrapper writes the exact head once the driver has the packet, but until
- * then the packet may wait in the qdisc (the queue stopped by BQL, say),
- * and a packet of the same flow selected meanwhile on another CPU would
- * find no entry and overtake it. With this one it finds the queue, whose
- * qdisc backlog holds it. Head: the queue's count so far, a lower bound.
- */
-static noinline void xfl_steer_new(struct net_device *dev, u64 *slot, u16 proposed)
-{
-	struct netdev_queue *txq;
-
-	if (proposed >= dev->real_num_tx_queues)
-		return;
-	txq = netdev_get_tx_queue(dev, proposed);
-	cmpxchg64(slot, 0, xnet_xps_pack(proposed, READ_ONCE(txq->dql.num_queued)));
 }
 
 /* The select wrapper's work. Caller: an RCU reader. */
@@ -365,7 +370,7 @@ static u16 xfl_steer(struct net_device *dev, struct sk_buff *skb,
 	/* No entry, or the flow's queue is the proposed one. */
 	if (likely(xnet_xps_decide_fast(entry, proposed) >= 0)) {
 		if (unlikely(!entry))
-			xfl_steer_new(dev, slot, proposed);
+			xfl_steer_claim(dev, slot, 0, proposed);
 		/* Where XPS wants it again: a timed hold is over. */
 		else if (unlikely(entry & XNET_XPS_HOLDING))
 			cmpxchg64(slot, entry, entry & ~XNET_XPS_HOLD_BITS);

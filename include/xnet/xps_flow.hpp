@@ -13,6 +13,10 @@
  *  - the queue's completion counter (dql.num_completed) has reached head:
  *    every byte of the flow handed to the driver there has left.
  * Then nothing of the flow is left on the old queue to be overtaken.
+ * Whenever the decision is a queue other than the entry's (New, Move,
+ * Stale, Expired), the caller stores pack(that queue, its num_queued so
+ * far) at once: the packet may wait in that queue's qdisc before the
+ * driver has it, and the flow's next packet must find it there.
  * A hold is bounded in time when the caller gives a clock (HoldClock): the
  * first Hold stamps the entry, and a flow held that long goes where it is
  * proposed to (Expired: it may be reordered once, it is not stuck behind a

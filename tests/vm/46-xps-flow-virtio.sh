@@ -1,19 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 hostnet=mq2 timeout=400 tcg=single
+# vmtest: cpus=2 hostnet=mq2:txtimer timeout=400 tcg=single
 # vmtest: nodebug="the debug kernel has no virtio_net BQL (6.1)"
 #
 # The seed's case on a real driver: virtio_net, which has BQL since 6.7
 # (napi TX), on two multi-queue virtio-net NICs that QEMU bridges in a
-# private netns of the host (vmtest hostnet=mq2). vA (guest) sends,
+# private netns of the host (vmtest hostnet=mq2:txtimer: vA's QEMU sends
+# at most 8 frames a queue per ms, so tx-0 keeps a backlog on any host).
+# vA (guest) sends,
 # vB (moved into netns vrx) receives; the receiver counts each flow's
 # sequence numbers (tests/vm/seq_recv.py). Socketless AF_PACKET flows move
 # between CPU 0 and CPU 1 every burst (XPS: CPU0 -> tx-0, CPU1 -> tx-1)
 # while pktgen keeps tx-0 busy: with stock XPS a flow's burst on tx-1
 # overtakes its own packets still queued behind the flood on tx-0
 # (reordered at the receiver); with xps_flow's table a
-# flow stays on tx-0 until BQL says its bytes were completed: never
-# reordered, and flows still move. hold_max_ms=0 (unbounded holds): a
+# flow stays on tx-0 until BQL says its bytes were completed, and a flow
+# that moves to the backlogged tx-0 is recorded there at once (its next
+# burst, proposed tx-1, is held behind it): never reordered, and flows
+# still move. hold_max_ms=0 (unbounded holds): a
 # bounded hold may move a flow early by design (45 tests that).
 # On a kernel whose virtio_net has no BQL (6.1) the test skips.
 # tcg=single: in the fresh-clone check at 15d6601 the guest oopsed once
@@ -128,12 +132,11 @@ run() {
 	[ "${RV[packets]}" -gt 0 ] || fail "$label: nothing received"
 }
 
-# Whether QEMU's TX of tx-1 overtakes tx-0's backlog depends on how the
-# host schedules QEMU's main loop: with a busy host a stock run reorders
-# hundreds of frames, on a quiet one a few or none (7 of 6704 in one
-# check, 0 in a CI run). Up to three stock runs are made until one
-# reorders. The run with the table on is checked either way; if no stock
-# run reordered, the test then reports itself skipped (xps_flow's 0 is no
+# With QEMU's default TX, whether tx-1 overtook tx-0's backlog depended on
+# how the host scheduled QEMU's main loop (0 reordered in a CI run); the
+# timer TX keeps the backlog. Still, up to three stock runs are made until
+# one reorders; the run with the table on is checked either way, and if no
+# stock run reordered the test reports itself skipped (xps_flow's 0 is no
 # comparison), not passed.
 for try in 1 2 3; do
 	run "stock XPS ($try)"
