@@ -25,6 +25,9 @@
 # that exits non-zero without failing a counted test counts one failure.
 # The last line is the total: "N passed, N failed, N skipped" (a skipped
 # test is not counted as passed, nor is a baseline: tests/vm/20). Exit status 0 only if nothing failed.
+# The compiling tiers run first, one at a time; then the debug kernel's
+# tiers (dbgself, debug) run in a second lane beside the other guest tiers
+# (XNET_CHECK_LANES=1: all in one lane; see run_one below).
 # XNET_TIERS="user build" runs a subset. XNET_KUNIT_ARCHS="um x86_64" makes
 # the kunit tier also run the suites in an x86_64 kernel under QEMU with 2
 # CPUs (scripts/kunit.sh --arch x86_64: the cases that need a real CPU
@@ -34,6 +37,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 logs=$root/build/check
 mkdir -p "$logs"
+rm -f "$logs"/*.res
 
 "$root/scripts/setup.sh" || { echo "0 passed, 1 failed"; exit 1; }
 
@@ -71,22 +75,32 @@ kunit_tier() {
 	return $rc
 }
 
-for r in "${runs[@]}"; do
+# run_one RUN [quiet]: one tier run, its log in $logs/RUN.log (quiet: the
+# log only, not the console); its counts in $logs/RUN.res:
+# "passed failed skipped baseline seconds".
+run_one() {
+	local r=$1 quiet=${2:-} t series start rc secs p=0 f=0 sk=0 bl=0 line
 	t=${r%%-*}
 	series=
 	[ "$t" = "$r" ] || series=${r#*-}
 	start=$(date +%s)
-	if [ "$t" = kunit ]; then
-		echo "=== $r: scripts/kunit.sh --series $series"
-		kunit_tier "$series" 2>&1 | tee "$logs/$r.log"
+	if [ -n "$quiet" ]; then
+		echo "=== $r: started beside the others (log: $logs/$r.log)"
+		exec 3>/dev/null
 	else
-		echo "=== $r: make ${target[$t]}${series:+ SERIES=$series}"
+		exec 3>&1
+	fi
+	if [ "$t" = kunit ]; then
+		echo "=== $r: scripts/kunit.sh --series $series" >&3
+		kunit_tier "$series" 2>&1 | tee "$logs/$r.log" >&3
+	else
+		echo "=== $r: make ${target[$t]}${series:+ SERIES=$series}" >&3
 		make -C "$root" --no-print-directory "${target[$t]}" ${series:+SERIES=$series} 2>&1 |
-			tee "$logs/$r.log"
+			tee "$logs/$r.log" >&3
 	fi
 	rc=${PIPESTATUS[0]}
+	exec 3>&-
 	secs=$(($(date +%s) - start))
-	p=0 f=0 sk=0 bl=0
 	if [ "$t" = kunit ]; then
 		# One "kunit: N passed, N failed" line per architecture.
 		while read -r line; do
@@ -104,8 +118,46 @@ for r in "${runs[@]}"; do
 	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
-		echo "check: tier $r exited with status $rc"
+		echo "check: tier $r exited with status $rc" | tee -a "$logs/$r.log"
 	fi
+	echo "$p $f $sk $bl $secs" >"$logs/$r.res"
+	[ -z "$quiet" ] || echo "=== $r: done beside the others: $p passed, $f failed, $sk skipped, ${secs}s"
+}
+
+# The guest tiers on the debug kernel (dbgself, debug: a third of the whole
+# check) run beside the other guest tiers (vm, vmself, rt) when
+# XNET_CHECK_LANES is 2 (the default): a guest keeps about one of the two
+# CPUs busy, so two guests at a time nearly halve that part. The tiers that
+# compile (user, build, fuzz, kunit) run first, alone, and so does the
+# debug kernel's build when it is not cached. XNET_CHECK_LANES=1: one tier
+# at a time.
+lanes=${XNET_CHECK_LANES:-2}
+first=() guests=() dbg=()
+for r in "${runs[@]}"; do
+	case ${r%%-*} in
+	vm | vmself | rt) guests+=("$r") ;;
+	dbgself | debug) dbg+=("$r") ;;
+	*) first+=("$r") ;;
+	esac
+done
+for r in "${first[@]}"; do run_one "$r"; done
+if [ "$lanes" -ge 2 ] && [ ${#guests[@]} -gt 0 ] && [ ${#dbg[@]} -gt 0 ]; then
+	start=$(date +%s)
+	echo "=== the debug kernel: scripts/vm/debug-kernel.sh (built once, cached)"
+	"$root/scripts/vm/debug-kernel.sh" >"$logs/debug-kernel.log" 2>&1 ||
+		echo "check: the debug kernel did not build ($logs/debug-kernel.log): its tiers will fail"
+	echo "=== the debug kernel: $(($(date +%s) - start))s"
+	(for r in "${dbg[@]}"; do run_one "$r" quiet; done) &
+	lane=$!
+	for r in "${guests[@]}"; do run_one "$r"; done
+	wait "$lane"
+else
+	for r in "${guests[@]}" "${dbg[@]}"; do run_one "$r"; done
+fi
+
+for r in "${runs[@]}"; do
+	p=0 f=1 sk=0 bl=0 secs=0
+	[ -s "$logs/$r.res" ] && read -r p f sk bl secs <"$logs/$r.res"
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	total_skip=$((total_skip + sk))
@@ -117,7 +169,7 @@ for r in "${runs[@]}"; do
 	if [ "$f" -ne 0 ]; then
 		while read -r line; do
 			failures+=("$r: $line")
-		done < <(grep -E '^ *(not ok [0-9]+ |# FAIL: )|\[FAILED\] ' "$logs/$r.log" |
+		done < <(grep -E '^ *(not ok [0-9]+ |# FAIL: )|\[FAILED\] |^check: ' "$logs/$r.log" |
 			sed -E 's/^ +//' | head -n 12)
 	fi
 done

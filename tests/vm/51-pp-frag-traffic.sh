@@ -52,7 +52,7 @@ share() {
 	pp_stats "$dev" "$ns"
 	served=$((PS[served] - s0)) recycled=$((PS[recycled] - r0))
 	fallback=$((PS[fallback] - f0)) fresh=$((PS[fresh] - n0))
-	ktap_diag "$label: 72 MB after warm-up: served $served (recycled $recycled, fresh $fresh) fallback $fallback; pool pages ${PS[pages]}"
+	ktap_diag "$label: $((3 * SBYTES / 1000000)) MB after warm-up: served $served (recycled $recycled, fresh $fresh) fallback $fallback; pool pages ${PS[pages]}"
 	expect_eq "$served" $((recycled + fresh)) "$label: served = recycled + fresh"
 	[ "$served" -gt 0 ] || fail "$label: no page served from the pool"
 	[ $((recycled * 100)) -ge $(((served + fallback) * 95)) ] ||

@@ -186,7 +186,10 @@ main() {
 	echo "$up" >"$res/runner-start"
 	# shellcheck source=/dev/null
 	. "$res/cfg" || return 1
-	export XNET_SRC XNET_KVER XNET_VM_LIB XNET_DKMS
+	# The debug kernel (KASAN, lockdep, kmemleak): tests may move less data
+	# there (lib_pp.sh), the paths they cover stay the same.
+	XNET_VM_CHECKERS=$kmemleak_want
+	export XNET_SRC XNET_KVER XNET_VM_LIB XNET_DKMS XNET_VM_CHECKERS
 	[ "${VM_COLDPLUG:-0}" = 0 ] || coldplug
 	if [ "${VM_MODE:-tests}" = cmd ]; then
 		kmsg "vmtest: begin shell-cmd"
