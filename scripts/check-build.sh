@@ -12,7 +12,8 @@
 #     a C++ runtime (global constructor, exceptions, RTTI, guarded statics,
 #     std::) make the build fail with the checker's error.
 # Once: checkpatch.pl on the C sources (scripts/style.sh) and shellcheck on
-# the shell scripts are clean.
+# the shell scripts are clean; every ratio the docs quote is in a saved bench
+# table (scripts/check-claims.sh), and that check catches one that is not.
 # Ends with "build: N passed, N failed".
 set -uo pipefail
 
@@ -173,6 +174,24 @@ if (cd "$root" && git ls-files -co --exclude-standard -z -- '*.sh' .ci/run scrip
 	result OK "shellcheck clean"
 else
 	result FAIL "shellcheck clean" "$out/shellcheck.log"
+fi
+
+# Every ratio the docs quote is in a saved bench table; and the check
+# itself catches one that is not (a copy of the docs with a made-up figure).
+if "$root/scripts/check-claims.sh" >"$out/claims.log" 2>&1; then
+	result OK "doc ratios all in Documentation/bench tables"
+else
+	result FAIL "doc ratios all in Documentation/bench tables" "$out/claims.log"
+fi
+cdir=$out/claims-control
+mkdir -p "$cdir"
+cp -r "$root/README.md" "$root/Documentation" "$cdir/"
+echo "Made up for the control: 9.876x faster." >>"$cdir/Documentation/xps-flow.md"
+if ! "$root/scripts/check-claims.sh" "$cdir" >"$cdir/claims.log" 2>&1 &&
+	grep -q 'xps-flow.md:[0-9]*: 9.876 is in no table' "$cdir/claims.log"; then
+	result OK "check-claims catches a ratio in no table"
+else
+	result FAIL "check-claims catches a ratio in no table" "$cdir/claims.log"
 fi
 
 echo "KTAP version 1"
