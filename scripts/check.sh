@@ -172,12 +172,14 @@ for r in "${runs[@]}"; do
 	[ "$bl" -eq 0 ] || note=" (+$bl baseline, not counted)"
 	summary+=("$(printf '%-11s %5d passed %5d failed %3d skipped %5ds%s' "$r" "$p" "$f" "$sk" "$secs" "$note")")
 	# What failed, by name, and why (a CI log may lose the middle): the
-	# KTAP "not ok" lines and the tests' "# FAIL:" lines, 12 at most.
+	# KTAP "not ok" lines, the tests' "# FAIL:" lines and vmtest's reasons
+	# (a timeout, a guest that stopped, a console problem, new taint), 16
+	# at most.
 	if [ "$f" -ne 0 ]; then
 		while read -r line; do
 			failures+=("$r: $line")
-		done < <(grep -E '^ *(not ok [0-9]+ |# FAIL: )|\[FAILED\] |^check: ' "$logs/$r.log" |
-			sed -E 's/^ +//' | head -n 12)
+		done < <(grep -E '^ *(not ok [0-9]+ |# FAIL: |# vmtest: (timeout|guest|not run|console:|new kernel taint|qemu:))|\[FAILED\] |^check: ' "$logs/$r.log" |
+			sed -E 's/^ +//' | head -n 16)
 	fi
 done
 

@@ -131,10 +131,14 @@ pp_flush_defer() {
 	done
 }
 
-# wait_for_line FILE WORD: up to 30 s (TCG, a busy host) for WORD in FILE.
+# wait_for_line FILE WORD: up to 30 s (TCG, a busy host) for WORD in FILE;
+# 90 s on the debug kernel, where 62 once waited more than 30 s for a
+# Python receiver to start (started with five other processes, KASAN, and a
+# second guest beside it on the host).
 wait_for_line() {
-	local i l
-	for ((i = 0; i < 300; i++)); do
+	local i l n=300
+	[ "${XNET_VM_CHECKERS:-0}" = 0 ] || n=900
+	for ((i = 0; i < n; i++)); do
 		if [ -s "$1" ]; then
 			while read -r l; do
 				[ "$l" = "$2" ] && return 0
