@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Test-only C ABI of the C++ core: what include/xnet/abi.h does not expose
- * (the templates and constants behind it, Pow2Table, the C++ runtime),
+ * (the templates and constants behind it, the C++ runtime),
  * wrapped for the KUnit suites. Defined by xnet_core_test_glue.cpp.
  * Plain C data only, like abi.h.
  */
@@ -30,21 +30,6 @@ unsigned long xnet_test_parse_max_items(void);	/* parse::kMaxItems */
 int xnet_test_parse_u64(const char *s, unsigned long n,
 			unsigned long long min, unsigned long long max,
 			unsigned long long *out, struct xnet_parse_res *res);
-
-/* xnet::Pow2Table<unsigned long long, xnet::kernel::Traits>. */
-struct xnet_test_table;
-/* new/delete of the table object itself (C++ runtime); NULL on failure. */
-struct xnet_test_table *xnet_test_table_new(void);
-void xnet_test_table_delete(struct xnet_test_table *t);
-int xnet_test_table_init(struct xnet_test_table *t, unsigned int req,
-			 unsigned int max);
-void xnet_test_table_destroy(struct xnet_test_table *t);
-unsigned int xnet_test_table_size(const struct xnet_test_table *t);
-unsigned int xnet_test_table_mask(const struct xnet_test_table *t);
-int xnet_test_table_empty(const struct xnet_test_table *t);
-unsigned long long *xnet_test_table_at_hash(struct xnet_test_table *t,
-					    unsigned int hash);
-unsigned long long *xnet_test_table_data(struct xnet_test_table *t);
 
 /*
  * The kernel C++ runtime (cxxrt.hpp). Objects are opaque to C; counters

@@ -8,8 +8,6 @@
  */
 #include <xnet/kernel/cxxrt.hpp>
 #include <xnet/abi_impl.hpp>
-#include <xnet/kernel/traits.hpp>
-#include <xnet/table.hpp>
 
 #include "xnet_core_test_abi.h"
 
@@ -71,61 +69,6 @@ extern "C" int xnet_test_parse_u64(const char *s, unsigned long n,
 	if (r.ok())
 		*out = v;
 	return xnet::abi::report(r, res);
-}
-
-/* table */
-
-struct xnet_test_table {
-	xnet::Pow2Table<unsigned long long, xnet::kernel::Traits> table;
-};
-
-extern "C" struct xnet_test_table *xnet_test_table_new(void)
-{
-	return new xnet_test_table;
-}
-
-extern "C" void xnet_test_table_delete(struct xnet_test_table *t)
-{
-	if (t)
-		t->table.destroy();
-	delete t;
-}
-
-extern "C" int xnet_test_table_init(struct xnet_test_table *t,
-				    unsigned int req, unsigned int max)
-{
-	return static_cast<int>(t->table.init(req, max));
-}
-
-extern "C" void xnet_test_table_destroy(struct xnet_test_table *t)
-{
-	t->table.destroy();
-}
-
-extern "C" unsigned int xnet_test_table_size(const struct xnet_test_table *t)
-{
-	return t->table.size();
-}
-
-extern "C" unsigned int xnet_test_table_mask(const struct xnet_test_table *t)
-{
-	return t->table.mask();
-}
-
-extern "C" int xnet_test_table_empty(const struct xnet_test_table *t)
-{
-	return t->table.empty();
-}
-
-extern "C" unsigned long long *
-xnet_test_table_at_hash(struct xnet_test_table *t, unsigned int hash)
-{
-	return &t->table.at_hash(hash);
-}
-
-extern "C" unsigned long long *xnet_test_table_data(struct xnet_test_table *t)
-{
-	return t->table.data();
 }
 
 /* C++ runtime */

@@ -8,11 +8,9 @@
 
 #include <random>
 
-#include <xnet/table.hpp>
 #include <xnet/xps_abi_impl.hpp>
 #include <xnet/xps_flow.hpp>
 
-#include "user_traits.hpp"
 
 using namespace xnet;
 using xps::Verdict;
@@ -310,19 +308,6 @@ TEST(XpsFlow, ModelNoReorderWithSteering)
 	EXPECT_GT(run_model(Steer::IgnoreQdisc), 0)
 		<< "a head that ignores packets still in the qdisc must not be enough";
 	EXPECT_EQ(run_model(Steer::On), 0);
-}
-
-TEST(XpsFlow, TableOfEntries)
-{
-	Pow2Table<u64, UserTraits> t;
-
-	UserTraits::live = 0;
-	ASSERT_EQ(t.init(1000, xps::kMaxEntries), Err::Ok);
-	EXPECT_EQ(t.size(), 1024u);
-	EXPECT_EQ(t.init(xps::kMaxEntries + 1, xps::kMaxEntries), Err::Range);
-	EXPECT_FALSE(xps::valid(t.at_hash(0xdeadbeef)));
-	t.destroy();
-	EXPECT_EQ(UserTraits::live, 0);
 }
 
 // Entries are whole words: concurrent writers and readers never see a

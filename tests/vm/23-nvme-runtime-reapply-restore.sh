@@ -110,7 +110,7 @@ _b_accepted() {
 	[ ${#SS_PICK[@]} -eq 3 ] || return 1
 	for r in "${SS_PICK[@]}"; do [[ $r == *" 1 -" ]] || return 1; done
 }
-nv_wait 10 _b_accepted || true
+wait_until 10 _b_accepted || true
 expect_live 2 1 "B: stock drivers"
 prio_load $T so_priority=6
 expect_live 2 6 "B: $T loaded on live sockets"

@@ -83,7 +83,7 @@ _not_live() {
 	nv_ctrl_state "$ctrl"
 	[ "$NV_R" != live ]
 }
-nv_wait 15 _not_live || fail "host still live 15 s after the port went away"
+wait_until 15 _not_live || fail "host still live 15 s after the port went away"
 ss_read $NV_NS
 ss_pick LISTEN $EP '*' -
 [ ${#SS_PICK[@]} -eq 0 ] || fail "listener still there after the port was disabled"
@@ -92,7 +92,7 @@ _two_syns() {
 	tcc_read
 	[ $((${TCC_VAL[h.syn]} - syn0)) -ge 2 ]
 }
-nv_wait 15 _two_syns || fail "no reconnect attempts while the port was down"
+wait_until 15 _two_syns || fail "no reconnect attempts while the port was down"
 nv_ctrl_state "$ctrl"
 nv_diag "host state '$NV_R', $((${TCC_VAL[h.syn]} - syn0)) refused SYNs"
 nvmet_enable 1 "$nqn"

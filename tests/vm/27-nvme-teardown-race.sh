@@ -99,7 +99,7 @@ while [ $SECONDS -lt $end ]; do
 			nv_ctrl_state "$c4"
 			[ "$NV_R" != live ]
 		}
-		nv_wait 15 _not_live || fail "host still live 15 s after the port went away"
+		wait_until 15 _not_live || fail "host still live 15 s after the port went away"
 		nsleep 1.2
 		nvmet_enable 1 "${NV_TNQN[1]}"
 		nsleep 0.3 # delete while the host is (re)connecting
@@ -125,12 +125,12 @@ nv_connect $NV_T4 4420 "${NV_TNQN[1]}"
 ctrl=$NV_CTRL
 nsleep 0.5
 : >"$XNET_TMP/unloading"
-nv_wait_pid $rpid 10 || fail "reader did not stop"
+wait_pid $rpid 10 || fail "reader did not stop"
 prio_unload $H
 prio_unload $T
 : >"$XNET_TMP/stop"
-nv_wait_pid $wpid 10 || fail "writer did not stop"
-nv_wait_pid $rpid 10 || fail "reader did not stop"
+wait_pid $wpid 10 || fail "writer did not stop"
+wait_pid $rpid 10 || fail "reader did not stop"
 read -r n bad <"$XNET_TMP/writer.done" || fail "writer gave no result"
 read -r reads <"$XNET_TMP/reader.done" || fail "reader gave no result"
 nv_diag "writer: $n writes, $bad failed while loaded; reader: $reads file reads"

@@ -44,7 +44,7 @@ untracked() {
 	pstat_read $H
 	[ "${PSTAT[tracked]}" = 0 ]
 }
-nv_wait 10 untracked ||
+wait_until 10 untracked ||
 	fail "discovery socket still tracked after the controller went away"
 
 # ---- B: the stock drivers go away and come back; ours stay loaded

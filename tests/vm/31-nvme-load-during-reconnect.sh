@@ -57,7 +57,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	nsleep "0.$((r * 37 % 10))"
 	prio_load $H so_priority=5
 	: >"$XNET_TMP/calm"
-	nv_wait_pid $spid 60 || fail "round $r: the reset loop did not stop in 60 s"
+	wait_pid $spid 60 || fail "round $r: the reset loop did not stop in 60 s"
 	wait $spid || true
 	resets=$((resets + $(cat "$XNET_TMP/storm.n")))
 	nv_wait_state "$ctrl" live 30

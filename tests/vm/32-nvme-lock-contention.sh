@@ -79,12 +79,12 @@ python3 "$XNET_TMP/conns.py" hold $NV_T4 4420 $HELD >"$XNET_TMP/hold.out" 2>&1 &
 hpid=$!
 NV_BGPIDS+=("$hpid")
 _held() { [ "$(cat "$XNET_TMP/hold.out" 2>/dev/null)" = $HELD ]; }
-nv_wait 30 _held || fail "could not open $HELD connections: $(cat "$XNET_TMP/hold.out")"
+wait_until 30 _held || fail "could not open $HELD connections: $(cat "$XNET_TMP/hold.out")"
 _tracked() {
 	pstat_read $T
 	[ "${PSTAT[tracked]}" -eq $((HELD + 1)) ]
 }
-nv_wait 10 _tracked || fail "tracked ${PSTAT[tracked]}, want $HELD accepted + 1 listener"
+wait_until 10 _tracked || fail "tracked ${PSTAT[tracked]}, want $HELD accepted + 1 listener"
 
 reader 0 &
 r0=$!
@@ -97,15 +97,15 @@ python3 "$XNET_TMP/conns.py" storm $NV_T4 4420 $DURATION >"$XNET_TMP/storm.out" 
 	fail "storm: $(cat "$XNET_TMP/storm.out")"
 : >"$XNET_TMP/stop"
 for p in $r0 $r1 $wpid; do
-	nv_wait_pid "$p" 20 || fail "a reader or the writer did not stop"
+	wait_pid "$p" 20 || fail "a reader or the writer did not stop"
 done
 nv_diag "storm: $(cat "$XNET_TMP/storm.out") connections; reads $(cat "$XNET_TMP/reader.0")+$(cat "$XNET_TMP/reader.1"); writes $(cat "$XNET_TMP/writer.n")"
 
 # The storm's sockets leave the table as nvmet closes them.
-nv_wait 20 _tracked || fail "tracked ${PSTAT[tracked]} after the storm, want $((HELD + 1))"
+wait_until 20 _tracked || fail "tracked ${PSTAT[tracked]} after the storm, want $((HELD + 1))"
 pstat_read $T
 nv_diag "stats: tracked ${PSTAT[tracked]} tagged ${PSTAT[tagged]} untracked ${PSTAT[untracked]} nomem ${PSTAT[nomem]} rescans ${PSTAT[rescans]:-none}"
 ps_read $T
 ps_expect "held connections" accept "$NV_T4:4420" "$NV_H4:*" 5 0 - $HELD
 : >"$XNET_TMP/release"
-nv_wait_pid "$hpid" 10 || fail "holder did not stop"
+wait_pid "$hpid" 10 || fail "holder did not stop"

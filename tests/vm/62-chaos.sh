@@ -271,7 +271,7 @@ mkdir "$NB" || fail "mkdir $NB"
 nv_write "$NB/size" 64 || fail "nullb size: $NV_WERR"
 nv_write "$NB/memory_backed" 1 || fail "nullb memory_backed: $NV_WERR"
 nv_write "$NB/power" 1 || fail "nullb power: $NV_WERR"
-nv_wait 5 test -b /dev/xnchaos || fail "no /dev/xnchaos"
+wait_until 5 test -b /dev/xnchaos || fail "no /dev/xnchaos"
 nqn=$NV_NQN.chaos
 sd=$NV_CFG/subsystems/$nqn
 mkdir "$sd" || fail "mkdir $sd"
@@ -364,19 +364,19 @@ ktap_diag "$n steps:$summary"
 for m in "${MODS[@]}"; do mod_loaded "$m" || load_mod "${MODKO[$m]}"; done
 : >"$STOP"
 for p in "$su" "$sr"; do
-	nv_wait_pid "$p" 30 || fail "a test-header sender did not stop"
+	wait_pid "$p" 30 || fail "a test-header sender did not stop"
 	wait "$p" || fail "a test-header sender failed: $(tail -n 2 "$XNET_TMP/udp" "$XNET_TMP/raw")"
 done
 for t in tcp-tn tcp-veth; do
 	p=$s1
 	[ $t = tcp-tn ] || p=$s2
-	nv_wait_pid "$p" 300 || fail "$t streams did not stop"
+	wait_pid "$p" 300 || fail "$t streams did not stop"
 	read -r res <"$XNET_TMP/$t.res" || res=
 	[[ $res =~ ^[0-9]+$ ]] || fail "$t: $res"
 	[ "$res" -gt 0 ] || fail "$t: no stream completed"
 	rounds+=" $t=$res"
 done
-nv_wait_pid "$fp" 120 || fail "fio rounds did not stop"
+wait_pid "$fp" 120 || fail "fio rounds did not stop"
 read -r fres <"$XNET_TMP/fio.res" || fres=
 [[ $fres =~ ^[0-9]+$ ]] || fail "NVMe fio: $fres"
 [ "$fres" -gt 0 ] || fail "NVMe fio: no round completed"

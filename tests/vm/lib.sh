@@ -64,6 +64,45 @@ ktap_finish() {
 	[ "$_ktap_failed" -eq 0 ] || fail "$_ktap_failed of $_ktap_n subtests failed"
 }
 
+# ---- waits and file I/O without a fork (the guest runs on TCG: every exec
+# costs milliseconds, and a test polls a lot).
+
+# nsleep SECS: sleep without an exec (read -t on a pipe nobody writes).
+nsleep() {
+	[ -n "${_sfd:-}" ] || exec {_sfd}<> <(:)
+	read -r -t "$1" -u "$_sfd" _ || true
+}
+
+# wait_until SECS CMD...: poll CMD every 50 ms until it succeeds; 1 after
+# SECS (whole seconds; a fraction is dropped).
+wait_until() {
+	local end=$((${EPOCHREALTIME/./} + ${1%.*} * 1000000))
+	shift
+	until "$@"; do
+		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
+		nsleep 0.05
+	done
+}
+
+# wait_pid PID SECS: true when PID has ended within SECS.
+wait_pid() {
+	local end=$((${EPOCHREALTIME/./} + ${2%.*} * 1000000))
+	while kill -0 "$1" 2>/dev/null; do
+		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
+		nsleep 0.05
+	done
+}
+
+# wput FILE VALUE: write VALUE and a newline; the write's status, no message.
+wput() { { printf '%s\n' "$2" >"$1"; } 2>/dev/null; }
+
+# rd FILE: its first line in R ('' if it cannot be read).
+# shellcheck disable=SC2034 # R is the result, read by the caller
+rd() {
+	R=
+	read -r R <"$1" || true
+}
+
 # mod_path DIR/NAME -> $XNET_SRC/DIR/NAME.ko
 mod_path() { echo "$XNET_SRC/${1%.ko}.ko"; }
 

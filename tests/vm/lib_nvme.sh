@@ -63,7 +63,6 @@ IP=/sbin/ip
 NV_T0=${EPOCHREALTIME/./}
 declare -gA NV_DEV=() TCC_IDX=() TCC_VAL=() TCC_BASE=() PSTAT=() FIO_PID=() FIO_OUT=()
 declare -ga SS_ROWS=() SS_PICK=() PS_ROWS=() NV_BGPIDS=() KMSG=() KMSG_ALL=()
-_nv_sleep_fd=
 _tcc_next=100
 declare -ga _tcc_batch_h=() _tcc_batch_t=()
 
@@ -75,33 +74,6 @@ nv_diag() {
 	printf '# [%d.%02ds] %s\n' $((d / 1000000)) $((d % 1000000 / 10000)) "$*"
 }
 
-# nsleep SECS: sleep without an exec (read -t on a pipe nobody writes).
-nsleep() {
-	if [ -z "$_nv_sleep_fd" ]; then
-		exec {_nv_sleep_fd}<> <(:)
-	fi
-	read -r -t "$1" -u "$_nv_sleep_fd" _ || true
-}
-
-# nv_wait SECS CMD...: poll CMD (every 0.1 s) until it succeeds; 1 on timeout.
-nv_wait() {
-	local end=$((${EPOCHREALTIME/./} + ${1%.*} * 1000000))
-	shift
-	while ! "$@"; do
-		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
-		nsleep 0.1
-	done
-}
-
-# nv_wait_pid PID SECS: true when PID ended within SECS.
-nv_wait_pid() {
-	local end=$((${EPOCHREALTIME/./} + ${2%.*} * 1000000))
-	while kill -0 "$1" 2>/dev/null; do
-		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
-		nsleep 0.05
-	done
-}
-
 # nv_bounded SECS CMD...: run CMD (function or builtin) in a background
 # subshell, wait at most SECS. Returns its status, 124 on timeout (the
 # subshell is SIGKILLed; a task stuck in the kernel stays behind).
@@ -110,7 +82,7 @@ nv_bounded() {
 	shift
 	"$@" &
 	pid=$!
-	if ! nv_wait_pid "$pid" "$secs"; then
+	if ! wait_pid "$pid" "$secs"; then
 		kill -KILL "$pid" 2>/dev/null
 		return 124
 	fi
@@ -149,7 +121,7 @@ nv_modprobe() {
 	if ! mod_loaded null_blk; then
 		/sbin/modprobe null_blk nr_devices=$NV_NULLB || fail "modprobe null_blk"
 	fi
-	nv_wait 5 test -b /dev/nullb$((NV_NULLB - 1)) || fail "no /dev/nullb$((NV_NULLB - 1))"
+	wait_until 5 test -b /dev/nullb$((NV_NULLB - 1)) || fail "no /dev/nullb$((NV_NULLB - 1))"
 	[ -d $NV_CFG ] || fail "$NV_CFG missing (configfs not mounted?)"
 }
 
@@ -345,7 +317,7 @@ nv_connect() {
 	[[ $reply =~ instance=([0-9]+) ]] || fail "connect to $a:$s: reply '$reply'"
 	inst=${BASH_REMATCH[1]}
 	NV_CTRL=nvme$inst
-	nv_wait 15 test -b "/dev/nvme${inst}n1" ||
+	wait_until 15 test -b "/dev/nvme${inst}n1" ||
 		fail "$NV_CTRL: no /dev/nvme${inst}n1 15 s after connect (multipath=N boot arg?)"
 	NV_DEV[$NV_CTRL]=/dev/nvme${inst}n1
 }
@@ -357,7 +329,7 @@ nv_connect_cli() {
 		-q "$NV_HOSTNQN" ${NV_HOSTID:+-I "$NV_HOSTID"} -c 1 -l 30 2>&1) ||
 		fail "nvme connect -a $1 -s $2: $out"
 	nv_ctrl_find "$1" "$2" || fail "nvme connect: no controller for $1:$2 in /sys/class/nvme"
-	nv_wait 15 test -b "/dev/${NV_CTRL}n1" || fail "$NV_CTRL: no /dev/${NV_CTRL}n1"
+	wait_until 15 test -b "/dev/${NV_CTRL}n1" || fail "$NV_CTRL: no /dev/${NV_CTRL}n1"
 	NV_DEV[$NV_CTRL]=/dev/${NV_CTRL}n1
 }
 
@@ -386,7 +358,7 @@ _nv_is_state() {
 }
 # nv_wait_state CTRL STATE SECS
 nv_wait_state() {
-	nv_wait "$3" _nv_is_state "$1" "$2" || {
+	wait_until "$3" _nv_is_state "$1" "$2" || {
 		nv_ctrl_state "$1"
 		fail "$1: state '$NV_R', expected '$2' within $3 s"
 	}
@@ -447,7 +419,7 @@ declare -gA FIO_SECS=()
 # I/O. Sets FIO_IOPS (read+write).
 fio_wait() {
 	local name=$1 pid=${FIO_PID[$1]} rc=0 line l f=()
-	nv_wait_pid "$pid" $((FIO_SECS[$name] + 30)) ||
+	wait_pid "$pid" $((FIO_SECS[$name] + 30)) ||
 		{ kill -KILL "$pid"; fail "fio $name still running ${FIO_SECS[$name]}+30 s later"; }
 	wait "$pid" || rc=$?
 	unset "FIO_PID[$name]"
@@ -799,7 +771,7 @@ usock_start() {
 	pid=$!
 	disown "$pid"
 	NV_BGPIDS+=("$pid")
-	if ! nv_wait 15 test -s "$ready"; then
+	if ! wait_until 15 test -s "$ready"; then
 		while IFS= read -r l; do echo "# usock: $l"; done <"$ready.log"
 		fail "user sockets in ${ns:-init_net} not ready after 15 s: $*"
 	fi

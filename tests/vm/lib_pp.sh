@@ -10,23 +10,6 @@ PY=/usr/bin/python3
 PPS=$XNET_SRC/tests/pp/pp_stream.py
 PPG=/sys/kernel/debug/pp_frag/global
 
-wput() { { printf '%s\n' "$2" >"$1"; } 2>/dev/null; }
-# nsleep SECS: sleep without an exec (lib_testnic.sh has the same).
-declare -F nsleep >/dev/null || nsleep() {
-	[ -n "${_sfd:-}" ] || exec {_sfd}<> <(:)
-	read -r -t "$1" -u "$_sfd" _ || true
-}
-
-# wait_until SECS CMD...: poll CMD every 50 ms (lib_testnic.sh has the same).
-declare -F wait_until >/dev/null || wait_until() {
-	local end=$((SECONDS + $1))
-	shift
-	while ! "$@"; do
-		[ $SECONDS -lt $end ] || return 1
-		nsleep 0.05
-	done
-}
-
 # pp_pages DEV: the pool bound of DEV (in $R).
 pp_pages() { read -r R </sys/class/net/"$1"/pp_frag_pool_pages; }
 

@@ -5,8 +5,8 @@
 # Helpers for guest tests that use the BQL test NIC (tests/testnic):
 #   . "$XNET_SRC/tests/vm/lib_testnic.sh"   (after lib.sh)
 #   tn_setup
-# Constants, bounded waits, builtin file I/O, the wire/queues debugfs
-# readers and the tn_send.py sender wrapper.
+# Constants, the wire/queues debugfs readers and the tn_send.py sender
+# wrapper.
 
 KO=tests/testnic/xnet_testnic
 MOD=xnet_testnic
@@ -16,39 +16,6 @@ PY=/usr/bin/python3
 SEND=$XNET_SRC/tests/testnic/tn_send.py
 IPERF=/usr/bin/iperf3
 NS=tnns
-
-nsleep() { # SECS, no exec
-	[ -n "${_sfd:-}" ] || exec {_sfd}<> <(:)
-	read -r -t "$1" -u "$_sfd" _ || true
-}
-
-# wait_until SECS CMD...: poll CMD every 50 ms; 1 on timeout.
-wait_until() {
-	local end=$((${EPOCHREALTIME/./} + $1 * 1000000))
-	shift
-	until "$@"; do
-		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
-		nsleep 0.05
-	done
-}
-
-# wait_pid PID SECS: true when PID ended within SECS.
-wait_pid() {
-	local end=$((${EPOCHREALTIME/./} + $2 * 1000000))
-	while kill -0 "$1" 2>/dev/null; do
-		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
-		nsleep 0.05
-	done
-}
-
-# wput FILE VALUE: builtin write of VALUE + newline; its status.
-wput() { { printf '%s\n' "$2" >"$1"; } 2>/dev/null; }
-
-# rd FILE -> R (first line)
-rd() {
-	R=
-	read -r R <"$1" || true
-}
 
 declare -A W Q
 # wire DEV -> W[key]=value

@@ -2,7 +2,7 @@
 /*
  * The kernel services the C++ side needs, as a plain C ABI. Implemented in
  * C (glue_impl.h) where kernel headers are available; called from C++
- * (cxxrt.hpp, traits.hpp), which never includes a kernel header.
+ * (cxxrt.hpp), which never includes a kernel header.
  */
 #ifndef XNET_KERNEL_GLUE_H
 #define XNET_KERNEL_GLUE_H
