@@ -10,7 +10,8 @@
 #   - make install and dkms build produce the four modules;
 #   - the C++ object checks: a control object builds, and objects that need
 #     a C++ runtime (global constructor, exceptions, RTTI, guarded statics,
-#     std::) make the build fail with the checker's error.
+#     std::) make the build fail with the checker's error; so does a kbuild
+#     internal that scripts/cxx.mk relies on and the kernel lacks.
 # Once: checkpatch.pl on the C sources (scripts/style.sh) and shellcheck on
 # the shell scripts are clean; every ratio the docs quote is in a saved bench
 # table (scripts/check-claims.sh), and that check catches one that is not.
@@ -141,6 +142,30 @@ guard() {	# guard case expect(pass|reject)
 	fi
 }
 
+# cxx.mk checks, before every C++ compile, that the kbuild internals it uses
+# are defined: one it relies on that this kernel lacks (a made-up name added
+# to its list) must stop the build with the check's message.
+guard_internal() {
+	local dir=$kout/cxxguard/internal rc
+	mkdir -p "$dir"
+	cp "$root/tests/build/cxxguard/good.cpp" "$root/tests/build/cxxguard/glue.c" "$dir/"
+	cat >"$dir/Kbuild" <<-KB
+	XNET_ROOT := $src
+	include \$(XNET_ROOT)/scripts/common.mk
+	XNET_KBUILD_INTERNALS += xnet_renamed_internal
+	obj-m := guard.o
+	guard-y := glue.o good.o
+	KB
+	kmake M="$dir" modules >"$dir/build.log" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] && [ ! -f "$dir/good.o" ] &&
+		grep -q "scripts/cxx.mk: this kernel's kbuild has no 'xnet_renamed_internal'" "$dir/build.log"; then
+		result OK "$kver: C++ guard: a kbuild internal cxx.mk relies on, missing, stops the build"
+	else
+		result FAIL "$kver: C++ guard: a missing kbuild internal stops the build" "$dir/build.log"
+	fi
+}
+
 check_kernel() {
 	local c
 	KDIR=$1
@@ -156,6 +181,7 @@ check_kernel() {
 	for c in global_ctor exceptions rtti guarded_static std_symbol; do
 		guard "$c" reject
 	done
+	guard_internal
 }
 
 for k in "${kdirs[@]}"; do

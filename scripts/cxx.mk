@@ -13,6 +13,26 @@
 # for C only. Every C++ object is then checked: no global constructors, no
 # unwind tables, no C++ runtime symbols (scripts/check-cxx-obj.sh).
 
+# The kbuild internals used below (scripts/Makefile.lib and Kbuild.include,
+# the same in 6.1 and 6.12; none is a documented interface):
+#   _c_flags        the flags kbuild gives this object's C compile (per-dir
+#                   and per-object options, sanitizers, compat's -include):
+#                   the C++ flags start from them
+#   modkern_cflags  KBUILD_CFLAGS_MODULE or _KERNEL, for a module or not
+#   basename_flags, modname_flags   -DKBUILD_BASENAME, -DKBUILD_MODNAME
+#   target-stem     the object's name without .o (for CXXFLAGS_<stem>.o)
+#   depfile         the -MMD output that fixdep turns into .cmd
+#   if_changed_dep  rebuild when the command line or a dependency changed
+#   cmd_objtool     objtool on the object, as for C (empty when it is off)
+#   quiet_modtag    the "[M]" of the quiet build line
+# A kernel that renamed one would compile C++ with wrong or no flags and say
+# nothing: every C++ compile first checks that each is still defined.
+XNET_KBUILD_INTERNALS := _c_flags modkern_cflags basename_flags \
+	modname_flags target-stem depfile if_changed_dep cmd_objtool quiet_modtag
+xnet-kbuild-check = $(foreach v,$(XNET_KBUILD_INTERNALS),$(if \
+	$(filter undefined,$(origin $(v))),$(error scripts/cxx.mk: this \
+	kernel's kbuild has no '$(v)', which compiling C++ relies on)))
+
 # Kbuild clears make's built-in CXX: derive the C++ driver from $(CC).
 ifneq ($(findstring clang,$(CC)),)
 XNET_CXX := $(subst clang,clang++,$(CC))
@@ -62,4 +82,4 @@ quiet_cmd_cxx_o_cpp = CXX $(quiet_modtag) $@
 			'$(OBJDUMP)' '$(NM)' $@ || { rm -f $@; false; }
 
 $(obj)/%.o: $(src)/%.cpp FORCE
-	$(call if_changed_dep,cxx_o_cpp)
+	$(xnet-kbuild-check)$(call if_changed_dep,cxx_o_cpp)
