@@ -9,8 +9,7 @@
 # instead of an initramfs with copied tools: the tests need bash, iproute2,
 # nvme-cli, fio, iperf3, kmod and Debian's whole /lib/modules/<kver> (modprobe
 # nvme-tcp, null_blk, veth, sch_* ...). Copying them means chasing ldd output
-# and applet links (one such cp once overwrote the host's busybox) and
-# ~100 MB of cpio unpacked at every boot. Sharing / read-only over virtio-9p
+# and applet links, and ~100 MB of cpio unpacked at every boot. Sharing / read-only over virtio-9p
 # under a tmpfs overlay gives all of it with no copying, and the project's
 # .ko files sit at the same absolute path as on the host. The initramfs is
 # only busybox + the 11 modules needed to mount that root (scripts/vm/); it is
@@ -29,7 +28,8 @@
 #   --shell-cmd "CMD" boot, run CMD in the guest (cwd $XNET_SRC), print its
 #                     output, exit with its status
 #   --selftest        prove the harness catches failures, console problems,
-#                     taint and hangs (boots a temporary set of bad tests)
+#                     taint and hangs (scripts/vm/selftest.sh: boots a
+#                     temporary set of bad tests; with --debug, --kernel)
 #   --debug           boot the debug kernel (scripts/vm/debug-kernel.sh:
 #                     KASAN, lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP, debug
 #                     objects, kmemleak, UBSAN, PREEMPT, failslab) with the
@@ -152,141 +152,11 @@ for v in "$opt_cpus" "$opt_mem" "$opt_timeout"; do
 done
 
 # ---------------------------------------------------------------- selftest
-# Boot a temporary test dir full of bad tests and check that each is caught.
-selftest() {
-	local d out rc=0 bad=0 want
-	d=$(mktemp -d "${TMPDIR:-/tmp}/xnet-vmselftest.XXXXXX")
-	# shellcheck disable=SC2064
-	trap "rm -rf '$d'" EXIT
-	cat >"$d/01-pass.sh" <<-'EOF'
-		# vmtest: cpus=1 append="xnet_selftest=1"
-		. "$XNET_VM_LIB"
-		grep -qw xnet_selftest=1 /proc/cmdline || fail "header append missing"
-		expect_eq "$(nproc)" 1 "cpus from header"
-		[ -d "$XNET_TMP" ] && [ -w "$XNET_TMP" ] || fail "no XNET_TMP"
-		[ -f "$XNET_SRC/tests/vm/lib.sh" ] || fail "XNET_SRC not visible"
-		/sbin/ip netns add selftest && /sbin/ip netns del selftest || fail "ip netns"
-		/sbin/modprobe -a veth null_blk nvme-tcp || fail "modprobe"
-		ktap_diag "kver $XNET_KVER"
-	EOF
-	cat >"$d/02-livepatch.sh" <<-'EOF'
-		# vmtest: cpus=1 append="xnet_selftest=1" livepatch=1
-		echo 32768 >/proc/sys/kernel/tainted	# K is allowed here
-	EOF
-	cat >"$d/03-skip.sh" <<-'EOF'
-		. "$XNET_VM_LIB"
-		skip "nothing to see"
-	EOF
-	cat >"$d/04-fail.sh" <<-'EOF'
-		. "$XNET_VM_LIB"
-		expect_eq 1 2 "deliberate failure"
-	EOF
-	cat >"$d/05-warn.sh" <<-'EOF'
-		echo "<4>WARNING: CPU: 0 PID: $$ at vmtest-selftest (fake)" >/dev/kmsg
-	EOF
-	cat >"$d/06-taint.sh" <<-'EOF'
-		echo 64 >/proc/sys/kernel/tainted	# U: taint from user space
-	EOF
-	cat >"$d/07-hang.sh" <<-'EOF'
-		echo "hanging now"
-		sleep 100000
-	EOF
-	cat >"$d/08-notrun.sh" <<-'EOF'
-		true
-	EOF
-	cat >"$d/09-crash.sh" <<-'EOF'
-		# vmtest: mem=768
-		echo c >/proc/sysrq-trigger	# kernel panic: QEMU ends at once
-	EOF
-	cat >"$d/0a-baseline.sh" <<-'EOF'
-		# vmtest: cpus=1 append="xnet_selftest=1" baseline=1
-		true
-	EOF
-	# No such rdinit: the kernel panics before the runner starts, twice.
-	cat >"$d/0b-early-crash.sh" <<-'EOF'
-		# vmtest: cpus=1 mem=640 append="rdinit=/xnet-selftest-none"
-		true
-	EOF
-	local -a wants=() dbg=()
-	local total='2 passed, 7 failed, 1 skipped, 1 baseline'
-	# The debug kernel's checkers: one deliberate bug each (tests/faults),
-	# every one must fail its test with the checker's report. KASAN's
-	# report turns lockdep off: it gets a boot of its own. The harness's
-	# other catches (01-09) are the same code on any kernel: proven by the
-	# plain selftest, not booted again here.
-	if [ $opt_debug -eq 1 ]; then
-		dbg=(--debug)
-		rm -f "$d"/0*.sh
-		total='0 passed, 7 failed, 0 skipped, 0 baseline'
-		local f n=10 hdr
-		for f in rcu atomic_sleep ubsan odebug leak lockdep kasan; do
-			hdr='# vmtest: append="xnet_selftest=faults"'
-			[ $f = kasan ] && hdr='# vmtest: append="xnet_selftest=kasan"'
-			cat >"$d/$n-fault-$f.sh" <<-EOF
-				$hdr
-				grep -q '^xnet_faults ' /proc/modules ||
-					insmod "\$XNET_SRC/tests/faults/xnet_faults.ko" || exit 1
-				echo $f >/sys/kernel/debug/xnet_faults/trigger || exit 1
-				# kmemleak: objects >= 5 s old, seen unchanged by a scan before
-				[ $f != leak ] || { sleep 6; echo scan >/sys/kernel/debug/kmemleak; }
-			EOF
-			wants+=("^not ok [0-9]+ $n-fault-$f\$")
-			n=$((n + 1))
-		done
-		wants+=('# vmtest: console: .*suspicious RCU usage'
-			'# vmtest: console: .*BUG: sleeping function called from invalid context'
-			'# vmtest: console: .*UBSAN: shift-out-of-bounds'
-			'# vmtest: console: .*ODEBUG: free active'
-			'# vmtest: console: .*unreferenced object'
-			'# vmtest: console: .*possible circular locking dependency'
-			'# vmtest: console: .*BUG: KASAN: .*use-after-free')
-	fi
-	# Output: one KTAP test case; the inner run's output as diagnostics.
-	echo "KTAP version 1"
-	echo "1..1"
-	echo "# vmtest selftest: $(find "$d" -name '*.sh' | wc -l) tests, expect $total"
-	out=$(XNET_VM_TESTDIR=$d "${BASH_SOURCE[0]}" --timeout $((25 + 75 * opt_debug)) "${dbg[@]}" \
-		${opt_kernel:+--kernel "$opt_kernel"} 2>&1) || rc=$?
-	while IFS= read -r want; do
-		[[ $want == "vmtest: logs in "* ]] || echo "# | $want"
-	done <<<"$out"
-	for want in '^ok [0-9]+ 01-pass$' '^ok [0-9]+ 02-livepatch$' \
-		'^ok [0-9]+ 03-skip # SKIP nothing to see$' '^not ok [0-9]+ 04-fail$' \
-		'^not ok [0-9]+ 05-warn$' '^not ok [0-9]+ 06-taint$' \
-		'^not ok [0-9]+ 07-hang$' '^not ok [0-9]+ 08-notrun$' '^not ok [0-9]+ 09-crash$' \
-		'# vmtest: console: .*WARNING: CPU: 0 PID: [0-9]+ at vmtest-selftest' \
-		'# vmtest: new kernel taint 64 \(U\)' '# vmtest: timeout .* 07-hang' \
-		'# hanging now' '# vmtest: not run' \
-		'# vmtest: guest stopped .* while 09-crash was running' \
-		'# vmtest: console: .*Kernel panic' '^ok [0-9]+ 0a-baseline # baseline ' \
-		'^# vmtest: boot [0-9]+: the kernel crashed before the test runner started, booted again: .*Kernel panic' \
-		'^not ok [0-9]+ 0b-early-crash$' '# vmtest: not run: guest failed before the first test'; do
-		[ $opt_debug -eq 0 ] || break
-		grep -Eq "$want" <<<"$out" || { echo "# selftest: missing /$want/"; bad=1; }
-	done
-	for want in "^vmtest: $total\$" "${wants[@]}"; do
-		grep -Eq "$want" <<<"$out" || { echo "# selftest: missing /$want/"; bad=1; }
-	done
-	[ "$rc" -ne 0 ] || { echo "# selftest: vmtest exited 0"; bad=1; }
-	# The inner run failed on purpose and kept its logs: drop them.
-	want=$(sed -n 's/^vmtest: logs in //p' <<<"$out")
-	case $want in
-	*/xnet-vmtest.*)
-		if [ $bad -eq 0 ]; then rm -rf "$want"; else echo "# vmtest: logs in $want"; fi ;;
-	esac
-	if [ $bad -eq 0 ]; then
-		echo "# vmtest selftest: every injected failure was reported"
-		echo "ok 1 vmtest-selftest"
-		echo "vmtest: 1 passed, 0 failed"
-	else
-		echo "not ok 1 vmtest-selftest"
-		echo "vmtest: 0 passed, 1 failed"
-	fi
-	return $bad
-}
 if [ "$opt_mode" = selftest ]; then
-	selftest
-	exit
+	args=()
+	[ $opt_debug -eq 0 ] || args+=(--debug)
+	[ -z "$opt_kernel" ] || args+=(--kernel "$opt_kernel")
+	exec "$here/vm/selftest.sh" "${args[@]}"
 fi
 
 # ---------------------------------------------------------------- kernel
