@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite nvme_tcp_prio_sock: the socket-priority engine
- * (nvme_tcp_prio/prio_sock.c) with the host recognition
+ * (nvprio/prio_sock.c) with the host recognition
  * (nvme_tcp_prio/host.c) on real TCP sockets over loopback, in the UML
  * kernel: the sock:inet_sock_set_state probe, the table of managed sockets,
  * re-apply on a parameter write, restore, "foreign" sockets, untracking at
@@ -20,7 +20,7 @@
  *
  * prio_sock.c defines pr_fmt, so it comes before every other header.
  */
-#include "../nvme_tcp_prio/prio_sock.c"
+#include "../nvprio/prio_sock.c"
 #include "../nvme_tcp_prio/host.c"
 
 #include <kunit/test.h>

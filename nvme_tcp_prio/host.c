@@ -17,7 +17,7 @@
 #include <net/inet_connection_sock.h>
 #include <net/tcp.h>
 
-#include "prio_sock.h"
+#include "../nvprio/prio_sock.h"
 
 /* SOCK_MEMALLOC, TCP_SYNCNT 1, SO_LINGER 0 and TCP_NODELAY: a host queue. */
 static bool nvme_tcp_prio_looks_ours(const struct sock *sk)

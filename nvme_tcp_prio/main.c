@@ -3,7 +3,8 @@
  * nvme_tcp_prio: SO_PRIORITY for every socket of the in-tree NVMe/TCP host
  * driver (nvme-tcp): admin and I/O queues, discovery controllers, from the
  * SYN on, including reconnects and resets. How host sockets are recognised
- * is in host.c; parameters, re-apply, restore and debugfs in prio_sock.c.
+ * is in host.c; parameters, re-apply, restore and debugfs in the engine
+ * (nvprio/prio_sock.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -11,7 +12,7 @@
 
 #include <xnet/kernel/glue_impl.h>
 
-#include "prio_sock.h"
+#include "../nvprio/prio_sock.h"
 
 static int __init nvme_tcp_prio_init(void)
 {

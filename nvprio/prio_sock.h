@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The socket-priority engine shared by nvme_tcp_prio (host) and
- * nvmet_tcp_prio (target). Each module supplies how its NVMe/TCP sockets
- * are recognised; the engine does the rest: parameters, the tracepoint
+ * nvmet_tcp_prio (target), compiled into each of them (nvprio/engine.mk).
+ * Each module supplies how its NVMe/TCP sockets are recognised (host.c,
+ * target.c); the engine does the rest: parameters, the tracepoint
  * hook, the table of managed sockets, re-apply, restore and debugfs.
  */
 #ifndef NVPRIO_PRIO_SOCK_H
@@ -37,7 +38,13 @@ struct nvprio_ops {
 	enum nvprio_role (*classify_existing)(const struct sock *sk);
 };
 
-extern const struct nvprio_ops nvme_tcp_prio_ops;	/* host.c */
+/* How each module recognises its sockets. */
+extern const struct nvprio_ops nvme_tcp_prio_ops;	/* nvme_tcp_prio/host.c */
+extern const struct nvprio_ops nvmet_tcp_prio_ops;	/* nvmet_tcp_prio/target.c */
+
+/* nvmet_tcp_prio/target.c: forgets nvmet_tcp's listeners when it unloads. */
+int nvmet_tcp_prio_target_init(void);
+void nvmet_tcp_prio_target_exit(void);
 
 int nvprio_init(const struct nvprio_ops *ops);
 void nvprio_exit(void);

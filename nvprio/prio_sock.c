@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Socket-priority engine shared by nvme_tcp_prio and nvmet_tcp_prio (the
- * target module compiles this file through nvmet_tcp_prio/prio_sock.c).
+ * Socket-priority engine shared by nvme_tcp_prio and nvmet_tcp_prio: each
+ * module compiles this file into its own prio_sock.o (nvprio/engine.mk).
  *
  * Mechanism (see README.md, "NVMe/TCP socket priority"):
  * - The sock:inet_sock_set_state tracepoint sees every TCP state change.
