@@ -514,20 +514,9 @@ static struct xfl_stats stats(struct steer_test *t)
 {
 	struct xfl_dev *xd = xd_of(t->dev);
 	struct xfl_stats sum = {};
-	int cpu;
 
-	if (!xd)
-		return sum;
-	for_each_possible_cpu(cpu) {
-		const struct xfl_stats *s = per_cpu_ptr(xd->stats, cpu);
-
-		sum.lookups += s->lookups;
-		sum.moves += s->moves;
-		sum.held += s->held;
-		sum.stale += s->stale;
-		sum.expired += s->expired;
-		sum.recorded += s->recorded;
-	}
+	if (xd)
+		xfl_stats_sum(xd, &sum);
 	return sum;
 }
 

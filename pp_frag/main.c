@@ -258,11 +258,10 @@ static ssize_t pp_frag_stats_show(struct device *d,
 	if (pool)
 		ppf_pool_sum(pool, &sum, &pages, &in_flight);
 	rcu_read_unlock();
-	len = sysfs_emit(buf, "pages %u\nin_flight %u\nserved %llu\n",
-			 pages, in_flight, sum.served);
-	len += sysfs_emit_at(buf, len, "recycled %llu\nfresh %llu\nfallback %llu\nshrunk %llu\n",
-			     sum.recycled, sum.fresh, sum.fallback, sum.shrunk);
-	len += sysfs_emit_at(buf, len, "dma_refused %llu\n", sum.dma_refused);
+	len = sysfs_emit(buf, "pages %u\nin_flight %u\n", pages, in_flight);
+#define PPF_STAT(name)	(len += sysfs_emit_at(buf, len, #name " %llu\n", sum.name))
+#include "stats.h"
+#undef PPF_STAT
 	return len;
 }
 static DEVICE_ATTR_RO(pp_frag_stats);

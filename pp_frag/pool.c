@@ -284,19 +284,9 @@ void ppf_pool_sum(struct ppf_pool *pool, struct ppf_stats *sum,
 		  unsigned int *pages, unsigned int *in_flight)
 {
 	unsigned int i, busy = 0;
-	int cpu;
 
-	memset(sum, 0, sizeof(*sum));
-	for_each_possible_cpu(cpu) {
-		const struct ppf_stats *s = per_cpu_ptr(pool->stats, cpu);
-
-		sum->served += s->served;
-		sum->recycled += s->recycled;
-		sum->fresh += s->fresh;
-		sum->fallback += s->fallback;
-		sum->shrunk += s->shrunk;
-		sum->dma_refused += s->dma_refused;
-	}
+	xnet_pcpu_u64_sum((u64 *)sum, (const u64 __percpu *)pool->stats,
+			  XNET_U64_COUNT(*sum));
 	/*
 	 * Lockless (a reader must not stall the pool): a snapshot, each slot
 	 * read once. A struct page is never freed, so a page pointer that is

@@ -10,14 +10,13 @@
 
 #include <xnet/frag_abi.h>
 
-/* Per CPU and pool; summed for pp_frag_stats. */
+#include "../common/pcpu_stats.h"
+
+/* Per CPU and pool; summed for pp_frag_stats. The list is stats.h. */
 struct ppf_stats {
-	u64 served;		/* pages handed to a socket's page_frag */
-	u64 recycled;		/* ... of which were reused pool pages */
-	u64 fresh;		/* ... of which were new pool pages */
-	u64 fallback;		/* refills left to the kernel: pool empty/full */
-	u64 shrunk;		/* idle pages given back by the shrinker */
-	u64 dma_refused;	/* pages left unmapped: the mapping needs syncs */
+#define PPF_STAT(name)	u64 name
+#include "stats.h"
+#undef PPF_STAT
 };
 
 struct ppf_orphan;

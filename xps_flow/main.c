@@ -155,7 +155,7 @@ static ssize_t xps_flow_stats_show(struct device *d,
 	struct xfl_stats sum = {};
 	struct xfl_dev *xd;
 	u32 in_use = 0;
-	int cpu, len;
+	int len;
 
 	/*
 	 * World-readable: no RTNL over the table scan (up to 2^20 entries).
@@ -165,23 +165,14 @@ static ssize_t xps_flow_stats_show(struct device *d,
 	rcu_read_lock();
 	xd = xfl_lookup(to_net_dev(d));
 	if (xd) {
-		for_each_possible_cpu(cpu) {
-			const struct xfl_stats *s = per_cpu_ptr(xd->stats, cpu);
-
-			sum.lookups += s->lookups;
-			sum.moves += s->moves;
-			sum.held += s->held;
-			sum.stale += s->stale;
-			sum.expired += s->expired;
-			sum.recorded += s->recorded;
-		}
+		xfl_stats_sum(xd, &sum);
 		in_use = xfl_entries_in_use(xd);
 	}
 	rcu_read_unlock();
-	len = sysfs_emit(buf, "lookups %llu\nmoves %llu\nheld %llu\nstale %llu\n",
-			 sum.lookups, sum.moves, sum.held, sum.stale);
-	len += sysfs_emit_at(buf, len, "recorded %llu\nin_use %u\nexpired %llu\n",
-			     sum.recorded, in_use, sum.expired);
+	len = sysfs_emit(buf, "in_use %u\n", in_use);
+#define XFL_STAT(name)	(len += sysfs_emit_at(buf, len, #name " %llu\n", sum.name))
+#include "stats.h"
+#undef XFL_STAT
 	return len;
 }
 static DEVICE_ATTR_RO(xps_flow_stats);

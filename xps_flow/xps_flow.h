@@ -6,6 +6,8 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 
+#include "../common/pcpu_stats.h"
+
 struct xfl_table {
 	u32 mask;
 	/*
@@ -17,13 +19,11 @@ struct xfl_table {
 	u64 entries[];		/* xnet_xps_pack() words, 0 = empty */
 };
 
+/* Per CPU and device; the list is stats.h. */
 struct xfl_stats {
-	u64 lookups;		/* packets steered */
-	u64 moves;		/* flows moved after their old queue drained */
-	u64 held;		/* moves held back: old queue still busy */
-	u64 stale;		/* entries naming a queue gone or of another class */
-	u64 expired;		/* holds that lasted hold_max_ms: moved anyway */
-	u64 recorded;		/* entries written at transmit */
+#define XFL_STAT(name)	u64 name
+#include "stats.h"
+#undef XFL_STAT
 };
 
 /*
@@ -69,5 +69,12 @@ u32 xfl_entries_in_use(struct xfl_dev *xd);
 int xfl_queues_add(struct xfl_dev *xd);		/* RTNL held */
 void xfl_queues_del(struct xfl_dev *xd);		/* RTNL held */
 void xfl_key_init(void);			/* before any device is hooked */
+
+/* @xd's counters summed over CPUs (a snapshot). RCU or RTNL. */
+static inline void xfl_stats_sum(const struct xfl_dev *xd, struct xfl_stats *sum)
+{
+	xnet_pcpu_u64_sum((u64 *)sum, (const u64 __percpu *)xd->stats,
+			  XNET_U64_COUNT(*sum));
+}
 
 #endif /* XPS_FLOW_H */
