@@ -653,10 +653,9 @@ for key in "${grp_order[@]}"; do
 	} >"$d/res/cfg"
 	boot "$d" "$cpus" "$mem" "${append}${opt_append:+ $opt_append}" "$extra" "${grp_timeout[$key]}" "$icount"
 	# A kernel that crashed before the test runner started ran none of our
-	# code (the tests load the modules): QEMU's multi-threaded TCG once let
-	# a vCPU run a stale translation over a jump label the other patched
-	# (Debian's 6.12 RT: "Oops: int3" in sched_clock_idle_wakeup_event as
-	# sched_clock was marked stable). Booted again once, and said so.
+	# code (the tests load the modules). QEMU's multi-threaded TCG can let
+	# a vCPU run a stale translation of kernel text the other vCPU patches
+	# at boot (a jump label: "Oops: int3"): booted again once, and said so.
 	if [ ! -f "$d/res/runner-start" ] && [ "$boot_rc" -ne 124 ] &&
 		crash=$(grep -a -m 1 -E 'Oops|BUG:|Kernel panic' "$d/console.log"); then
 		echo "# vmtest: boot $((nboot)): the kernel crashed before the test runner started," \

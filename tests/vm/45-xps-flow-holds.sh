@@ -61,8 +61,8 @@ trap xfl_cleanup EXIT
 # of the stack's own in flight on tx-0/1 (3 s late). The test's raw frames
 # of every flow share one kernel flow hash, so if a stack packet's entry
 # collides with theirs (table entries carry no tag: by design, a collision
-# holds longer, Documentation/xps-flow.md), all 16 of a burst are held
-# behind it: "no bound" once saw tx-0 carry 0 of 192, held 16, in CI.
+# holds longer, Documentation/xps-flow.md), a whole burst is held behind it
+# and the counts below are off.
 wput /proc/sys/net/ipv6/conf/tn0/disable_ipv6 1 || fail "disable_ipv6 on tn0"
 for q in 0 1 2 3; do
 	wait_until 5 inflight_zero tn0 $q || fail "tx-$q: stack packets still in flight"

@@ -115,9 +115,8 @@ pp_flush_defer() {
 }
 
 # wait_for_line FILE WORD: up to 30 s (TCG, a busy host) for WORD in FILE;
-# 90 s on the debug kernel, where 62 once waited more than 30 s for a
-# Python receiver to start (started with five other processes, KASAN, and a
-# second guest beside it on the host).
+# 90 s on the debug kernel, where a Python receiver started beside other
+# processes under KASAN, with a second guest on the host, can take longer.
 wait_for_line() {
 	local i l n=300
 	[ "${XNET_VM_CHECKERS:-0}" = 0 ] || n=900
