@@ -11,23 +11,15 @@
 extern "C" {
 #endif
 
-/* Mirrors xnet::Err. */
+/*
+ * The core's errors, each defined once, in abi_err.h: enum xnet_err here
+ * and xnet::Err with its texts (types.hpp) are made from that list.
+ */
 enum xnet_err {
-	XNET_OK = 0,
-	XNET_E_EMPTY,
-	XNET_E_INVALID,
-	XNET_E_SIGN,
-	XNET_E_OVERFLOW,
-	XNET_E_RANGE,
-	XNET_E_TRAILING,
-	XNET_E_TOO_MANY,
-	XNET_E_TOO_LONG,
-	XNET_E_NOMEM,
-	XNET_E_UNKNOWN_KEY,
-	XNET_E_DUPLICATE,
-	XNET_E_MISSING,
-	XNET_E_CONFLICT,
-	XNET_E_HOST_BITS,
+#define XNET_ERR(c, cxx, text) c,
+#include "abi_err.h"
+#undef XNET_ERR
+	XNET_E_COUNT		/* not an error: how many there are */
 };
 
 /* Where parsing failed: the offending token is input[pos, pos + len). */

@@ -9,10 +9,6 @@
 namespace xnet {
 namespace abi {
 
-static_assert(static_cast<int>(Err::NoMem) == XNET_E_NOMEM, "Err mirrors xnet_err");
-static_assert(static_cast<int>(Err::TooLong) == XNET_E_TOO_LONG, "Err mirrors xnet_err");
-static_assert(static_cast<int>(Err::Last) == XNET_E_HOST_BITS, "Err mirrors xnet_err");
-
 inline int report(const parse::Result &r, struct xnet_parse_res *res)
 {
 	if (res) {

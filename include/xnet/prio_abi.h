@@ -18,6 +18,7 @@ struct xnet_prio_rules;		/* opaque, immutable once parsed */
  * A socket seen by the matcher: addresses as 16 bytes (IPv4 as
  * ::ffff:a.b.c.d, network byte order), ports in host byte order.
  * XNET_PRIO_EP_NO_REMOTE: a listener; rules with raddr/rport skip it.
+ * The one definition: the C++ matcher takes it as xnet::prio::Endpoint.
  */
 struct xnet_prio_endpoint {
 	unsigned char laddr[16];

@@ -56,17 +56,7 @@ extern "C" int xnet_prio_rules_match(const struct xnet_prio_rules *rules,
 	if (!rules)
 		return -1;
 
-	xnet::prio::Endpoint e{};
-
-	for (int i = 0; i < 16; i++) {
-		e.laddr.b[i] = ep->laddr[i];
-		e.raddr.b[i] = ep->raddr[i];
-	}
-	e.lport = ep->lport;
-	e.rport = ep->rport;
-	e.no_remote = ep->flags & XNET_PRIO_EP_NO_REMOTE;
-
-	int idx = rules->set.match(e);
+	int idx = rules->set.match(*ep);
 
 	if (idx >= 0)
 		*prio = rules->set.rules[idx].prio;

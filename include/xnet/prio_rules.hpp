@@ -24,6 +24,7 @@
 #include "types.hpp"
 #include "inet.hpp"
 #include "parse.hpp"
+#include "prio_abi.h"
 
 namespace xnet {
 namespace prio {
@@ -50,17 +51,19 @@ struct Rule {
 };
 
 /*
- * A socket as the matcher sees it. Ports in host byte order. A listener
- * has no remote end (no_remote): rules that constrain raddr or rport never
- * match it.
+ * A socket as the matcher sees it: struct xnet_prio_endpoint of the C ABI
+ * (prio_abi.h), where the fields are, filled by the C glue.
  */
-struct Endpoint {
-	inet::Addr laddr;
-	inet::Addr raddr;
-	u16 lport;
-	u16 rport;
-	bool no_remote;
-};
+using Endpoint = xnet_prio_endpoint;
+
+constexpr inet::Addr endpoint_addr(const unsigned char (&b)[16])
+{
+	inet::Addr a{};
+
+	for (int i = 0; i < 16; i++)
+		a.b[i] = b[i];
+	return a;
+}
 
 struct RuleSet {
 	Rule rules[kMaxRules];
@@ -69,14 +72,18 @@ struct RuleSet {
 	/* Index of the first rule matching @ep, or -1. */
 	constexpr int match(const Endpoint &ep) const
 	{
+		const inet::Addr laddr = endpoint_addr(ep.laddr);
+		const inet::Addr raddr = endpoint_addr(ep.raddr);
+		const bool no_remote = ep.flags & XNET_PRIO_EP_NO_REMOTE;
+
 		for (u32 i = 0; i < count; i++) {
 			const Rule &r = rules[i];
 
-			if ((r.fields & (kRaddr | kRport)) && ep.no_remote)
+			if ((r.fields & (kRaddr | kRport)) && no_remote)
 				continue;
-			if ((r.fields & kLaddr) && !r.laddr.contains(ep.laddr))
+			if ((r.fields & kLaddr) && !r.laddr.contains(laddr))
 				continue;
-			if ((r.fields & kRaddr) && !r.raddr.contains(ep.raddr))
+			if ((r.fields & kRaddr) && !r.raddr.contains(raddr))
 				continue;
 			if ((r.fields & kLport) && r.lport != ep.lport)
 				continue;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -48,9 +49,9 @@ Endpoint ep(const std::string &l, u16 lport, const std::string &r, u16 rport)
 	inet::Prefix p{};
 
 	EXPECT_EQ(inet::parse_prefix(l.data(), l.size(), &p), Err::Ok);
-	e.laddr = p.addr;
+	std::memcpy(e.laddr, p.addr.b, sizeof(e.laddr));
 	EXPECT_EQ(inet::parse_prefix(r.data(), r.size(), &p), Err::Ok);
-	e.raddr = p.addr;
+	std::memcpy(e.raddr, p.addr.b, sizeof(e.raddr));
 	e.lport = lport;
 	e.rport = rport;
 	return e;
@@ -183,9 +184,9 @@ TEST(PrioRules, ListenerHasNoRemote)
 	ASSERT_TRUE(p.r.ok());
 	Endpoint l = ep("10.0.0.1", 4420, "0.0.0.0", 4420);
 
-	l.no_remote = true;
+	l.flags = XNET_PRIO_EP_NO_REMOTE;
 	EXPECT_EQ(p.set->match(l), 2) << "rules on the remote end skip listeners";
-	l.no_remote = false;
+	l.flags = 0;
 	EXPECT_EQ(p.set->match(l), 0);
 }
 
