@@ -5,12 +5,16 @@
 #include <string>
 #include <vector>
 
+#include <xnet/abi.h>
 #include <xnet/parse.hpp>
 
 using namespace xnet;
 using parse::Result;
 
 namespace {
+
+constexpr u32 kUntouched = 0xdeadbeefu;
+constexpr usize kNoPos = ~usize{ 0 };	// pos/len not checked (success)
 
 Result u32_of(const std::string &s, u32 *out, u32 min = 0, u32 max = 0xffffffffu)
 {
@@ -37,6 +41,104 @@ Result list_of(const std::string &s, std::vector<u32> *v, usize cap = 8,
 }
 
 } // namespace
+
+// One value: every row checks the error, the offending token, and that
+// nothing is written on error.
+TEST(ParseUint, Cases)
+{
+	static const struct {
+		const char *in;
+		usize len;	// 0: strlen(in)
+		u32 min, max;
+		Err err;
+		u32 value;	// on success
+		usize pos, tok;	// offending token on error
+	} cases[] = {
+#define OK(s, v)		{ s, 0, 0, 0xffffffffu, Err::Ok, v, kNoPos, kNoPos }
+#define OK_IN(s, lo, hi, v)	{ s, 0, lo, hi, Err::Ok, v, kNoPos, kNoPos }
+#define BAD(s, e, p, l)		{ s, 0, 0, 0xffffffffu, Err::e, 0, p, l }
+#define BAD_IN(s, lo, hi, e, p, l) { s, 0, lo, hi, Err::e, 0, p, l }
+		OK("0", 0),
+		OK("7", 7),
+		OK("42", 42),
+		OK("4294967295", 4294967295u),
+		OK("007", 7),
+		OK("0000000000000000000000000000000042", 42),
+		OK("00000000000000000000004294967295", 4294967295u),
+		OK("5\n", 5),
+		OK("4294967295\n", 4294967295u),
+		// The length bounds the input, not a NUL.
+		{ "123", 2, 0, 0xffffffffu, Err::Ok, 12, kNoPos, kNoPos },
+		{ "1\0002", 3, 0, 0xffffffffu, Err::Trailing, 0, 0, 3 },
+		BAD("", Empty, 0, 0),
+		BAD("\n", Empty, 0, 0),
+		BAD("5\n\n", Trailing, 0, 2),
+		BAD("\n5", Invalid, 0, 2),
+		BAD("+1", Sign, 0, 2),
+		BAD("-1", Sign, 0, 2),
+		BAD("-0", Sign, 0, 2),
+		BAD(" 1", Invalid, 0, 2),
+		BAD("1 ", Trailing, 0, 2),
+		BAD("1\t", Trailing, 0, 2),
+		BAD("0x10", Trailing, 0, 4),
+		BAD("x10", Invalid, 0, 3),
+		BAD("12abc", Trailing, 0, 5),
+		BAD("abc", Invalid, 0, 3),
+		BAD("1e3", Trailing, 0, 3),
+		BAD("1.5", Trailing, 0, 3),
+		BAD("4294967296", Overflow, 0, 10),
+		BAD("4294967296\n", Overflow, 0, 10),
+		BAD("4294967300", Overflow, 0, 10),
+		BAD("9999999999", Overflow, 0, 10),
+		BAD("18446744073709551616", Overflow, 0, 20),
+		BAD("123456789012345678901234567890123456789012345678901234567890",
+		    Overflow, 0, 60),
+		// Overflow is found before the junk after it.
+		BAD("99999999999x", Overflow, 0, 12),
+		OK_IN("5", 5, 10, 5),
+		OK_IN("10", 5, 10, 10),
+		OK_IN("10\n", 10, 10, 10),
+		BAD_IN("4", 5, 10, Range, 0, 1),
+		BAD_IN("11", 5, 10, Range, 0, 2),
+		BAD_IN("0", 1, 0xffffffffu, Range, 0, 1),
+		BAD_IN("4294967295", 0, 4294967294u, Range, 0, 10),
+		BAD_IN("0000000011\n", 5, 10, Range, 0, 10),
+#undef OK
+#undef OK_IN
+#undef BAD
+#undef BAD_IN
+	};
+
+	for (const auto &c : cases) {
+		usize n = c.len ? c.len : std::strlen(c.in);
+		u32 out = kUntouched;
+		Result r = parse::parse_uint<u32>(c.in, n, c.min, c.max, &out);
+
+		SCOPED_TRACE(testing::Message() << '"' << std::string(c.in, n) << "\" in ["
+						<< c.min << ", " << c.max << "]");
+		EXPECT_EQ(r.err, c.err);
+		if (c.err == Err::Ok) {
+			EXPECT_EQ(out, c.value);
+			EXPECT_EQ(r.len, 0u);
+		} else {
+			EXPECT_EQ(out, kUntouched) << "nothing is written on error";
+			EXPECT_EQ(r.pos, c.pos);
+			EXPECT_EQ(r.len, c.tok);
+			EXPECT_LE(r.pos + r.len, n);
+		}
+	}
+}
+
+// The C ABI's result struct is optional.
+TEST(ParseUint, AbiResultOptional)
+{
+	unsigned int out = kUntouched;
+
+	EXPECT_EQ(xnet_parse_u32("17", 2, 0, 100, &out, nullptr), XNET_OK);
+	EXPECT_EQ(out, 17u);
+	EXPECT_EQ(xnet_parse_u32("170", 3, 0, 100, &out, nullptr), XNET_E_RANGE);
+	EXPECT_EQ(out, 17u);
+}
 
 TEST(ParseUint, Valid)
 {
@@ -109,6 +211,18 @@ TEST(ParseUint, OtherWidths)
 	EXPECT_EQ(q, ~0ull);
 	EXPECT_EQ(parse::parse_uint<u64>("18446744073709551616", 20, 0, ~0ull, &q).err,
 		  Err::Overflow);
+
+	// The same template at 64 bits: the bound moves with the type.
+	q = 1;
+	ASSERT_TRUE(parse::parse_uint<u64>("4294967296", 10, 0, ~0ull, &q).ok());
+	EXPECT_EQ(q, 4294967296ull);
+	ASSERT_TRUE(parse::parse_uint<u64>("18446744073709551615\n", 21, 0, ~0ull, &q).ok());
+	EXPECT_EQ(q, ~0ull);
+	q = 1;
+	Result r = parse::parse_uint<u64>("18446744073709551616", 20, 0, ~0ull, &q);
+	EXPECT_EQ(r.err, Err::Overflow);
+	EXPECT_EQ(r.len, 20u);
+	EXPECT_EQ(q, 1u) << "output untouched on error";
 }
 
 TEST(ParseUint, TooLong)
@@ -116,9 +230,42 @@ TEST(ParseUint, TooLong)
 	u32 v = 0;
 	std::string zeros(parse::kMaxInput, '0');
 
+	ASSERT_EQ(parse::kMaxInput, 4096u);
 	EXPECT_TRUE(u32_of(zeros, &v).ok()) << "exactly the bound is fine";
 	Result r = u32_of(zeros + "0", &v);
 	EXPECT_EQ(r.err, Err::TooLong);
+
+	// Exactly kMaxInput bytes: leading zeros, then the value.
+	std::string page(parse::kMaxInput, '0');
+	page.back() = '7';
+	v = kUntouched;
+	ASSERT_TRUE(u32_of(page, &v).ok());
+	EXPECT_EQ(v, 7u);
+
+	// One byte more is refused; the excess is the offending token.
+	v = kUntouched;
+	r = u32_of(page + "7", &v);
+	EXPECT_EQ(r.err, Err::TooLong);
+	EXPECT_EQ(r.pos, 4096u);
+	EXPECT_EQ(r.len, 1u);
+	EXPECT_EQ(v, kUntouched);
+
+	// The trailing newline counts toward the limit.
+	EXPECT_EQ(u32_of(page + "\n", &v).err, Err::TooLong);
+	EXPECT_EQ(v, kUntouched);
+
+	// Far too long: still refused up front, whatever the content.
+	r = u32_of(std::string(1u << 20, '0'), &v);
+	EXPECT_EQ(r.err, Err::TooLong);
+	EXPECT_EQ(r.pos, 4096u);
+	EXPECT_EQ(r.len, (1u << 20) - 4096u);
+
+	// A page of non-zero digits overflows, reported as one token.
+	r = u32_of(std::string(parse::kMaxInput, '9'), &v);
+	EXPECT_EQ(r.err, Err::Overflow);
+	EXPECT_EQ(r.pos, 0u);
+	EXPECT_EQ(r.len, 4096u);
+	EXPECT_EQ(v, kUntouched);
 }
 
 TEST(ParseUint, ErrorNamesToken)
@@ -129,6 +276,134 @@ TEST(ParseUint, ErrorNamesToken)
 	EXPECT_EQ(r.err, Err::Trailing);
 	EXPECT_EQ(r.pos, 0u);
 	EXPECT_EQ(r.len, 5u);
+}
+
+// Lists: the error and the offending token, and nothing written past the
+// items (on success) or at all (on error).
+TEST(ParseList, Cases)
+{
+	constexpr usize kCap = 4;
+	static const struct {
+		const char *in;
+		char sep;
+		usize cap;
+		Err err;
+		usize count;		// on success
+		u32 vals[kCap];		// on success
+		usize pos, tok;		// on error
+	} cases[] = {
+#define LOK(s, n, ...) { s, ',', kCap, Err::Ok, n, { __VA_ARGS__ }, 0, 0 }
+#define LBAD(s, e, p, l) { s, ',', kCap, Err::e, 0, { 0 }, p, l }
+		LOK("1,2,3", 3, 1, 2, 3),
+		LOK("1,2,3\n", 3, 1, 2, 3),
+		LOK("7", 1, 7),
+		LOK("0,1000", 2, 0, 1000),
+		LOK("007,08", 2, 7, 8),
+		LOK("4,3,2,1", 4, 4, 3, 2, 1),
+		LOK("", 0),
+		LOK("\n", 0),
+		LBAD("1,,2", Empty, 2, 0),
+		LBAD(",1", Empty, 0, 0),
+		LBAD("1,", Empty, 2, 0),
+		LBAD("1,\n", Empty, 2, 0),
+		LBAD(",", Empty, 0, 0),
+		LBAD("1,2\n\n", Trailing, 2, 2),
+		LBAD("1,x,3", Invalid, 2, 1),
+		LBAD("1,22x,3", Trailing, 2, 3),
+		LBAD("1,2000,3", Range, 2, 4),
+		LBAD("1,+2", Sign, 2, 2),
+		LBAD("1,-2", Sign, 2, 2),
+		LBAD("1, 2", Invalid, 2, 2),
+		LBAD("1 ,2", Trailing, 0, 2),
+		LBAD("1,99999999999", Overflow, 2, 11),
+		LBAD("10,20,30,4294967296", Overflow, 9, 10),
+		LBAD("1;2", Trailing, 0, 3),
+		// Too many items: the first item that does not fit is named.
+		LBAD("1,2,3,4,5", TooMany, 8, 1),
+		LBAD("1,2,3,4,55,6", TooMany, 8, 2),
+		{ "1,2,3", ',', 3, Err::Ok, 3, { 1, 2, 3 }, 0, 0 },
+		{ "1,2,3", ',', 2, Err::TooMany, 0, { 0 }, 4, 1 },
+		{ "1", ',', 0, Err::TooMany, 0, { 0 }, 0, 1 },
+		{ "", ',', 0, Err::Ok, 0, { 0 }, 0, 0 },
+		// The separator is the caller's.
+		{ "1:2:3", ':', kCap, Err::Ok, 3, { 1, 2, 3 }, 0, 0 },
+		{ "1 2", ' ', kCap, Err::Ok, 2, { 1, 2 }, 0, 0 },
+		{ "1,2", ':', kCap, Err::Trailing, 0, { 0 }, 0, 3 },
+#undef LOK
+#undef LBAD
+	};
+
+	for (const auto &c : cases) {
+		usize n = std::strlen(c.in);
+		u32 out[kCap + 1];
+		usize count = kUntouched;
+
+		SCOPED_TRACE(testing::Message() << '"' << c.in << "\" sep '" << c.sep
+						<< "' cap " << c.cap);
+		for (auto &o : out)
+			o = kUntouched;
+		Result r = parse::parse_uint_list<u32>(c.in, n, c.sep, 0, 1000, out, c.cap,
+						       &count);
+		EXPECT_EQ(r.err, c.err);
+		usize i = 0;
+		if (c.err == Err::Ok) {
+			EXPECT_EQ(count, c.count);
+			for (; i < c.count && i < kCap; i++)
+				EXPECT_EQ(out[i], c.vals[i]) << "item " << i;
+		} else {
+			EXPECT_EQ(r.pos, c.pos);
+			EXPECT_EQ(r.len, c.tok);
+			EXPECT_LE(r.pos + r.len, n);
+			// Count untouched on error, and the items before the bad one.
+			EXPECT_EQ(count, kUntouched);
+		}
+		// Nothing past the items (nor past cap) is written.
+		for (; i < kCap + 1; i++)
+			EXPECT_EQ(out[i], kUntouched) << "slot " << i;
+	}
+}
+
+TEST(ParseList, Limits)
+{
+	ASSERT_EQ(parse::kMaxItems, 64u);
+	std::vector<u32> out(2 * parse::kMaxItems, kUntouched);
+	usize count = kUntouched;
+	std::string s;
+
+	// kMaxItems items fit, even with a bigger cap.
+	for (usize i = 0; i < parse::kMaxItems; i++)
+		s += (i ? "," : "") + std::to_string(i);
+	Result r = parse::parse_uint_list<u32>(s.data(), s.size(), ',', 0, 1000, out.data(),
+					       out.size(), &count);
+	ASSERT_TRUE(r.ok());
+	EXPECT_EQ(count, parse::kMaxItems);
+	for (usize i = 0; i < parse::kMaxItems; i++)
+		EXPECT_EQ(out[i], i);
+
+	// One more does not: the cap is clamped to kMaxItems.
+	out.assign(out.size(), kUntouched);
+	count = kUntouched;
+	s += "," + std::to_string(parse::kMaxItems);
+	r = parse::parse_uint_list<u32>(s.data(), s.size(), ',', 0, 1000, out.data(),
+					out.size(), &count);
+	EXPECT_EQ(r.err, Err::TooMany);
+	// The offending token is the 65th item, "64", at the end.
+	EXPECT_EQ(r.pos, s.size() - 2);
+	EXPECT_EQ(r.len, 2u);
+	EXPECT_EQ(count, kUntouched);
+	for (usize i = 0; i < out.size(); i++)
+		EXPECT_EQ(out[i], kUntouched) << "slot " << i;
+
+	// Too long input for a list, too.
+	s.assign(parse::kMaxInput + 1, '1');
+	for (usize i = 1; i < s.size(); i += 2)
+		s[i] = ',';
+	r = parse::parse_uint_list<u32>(s.data(), s.size(), ',', 0, 1000, out.data(),
+					parse::kMaxItems, &count);
+	EXPECT_EQ(r.err, Err::TooLong);
+	EXPECT_EQ(r.pos, 4096u);
+	EXPECT_EQ(r.len, 1u);
+	EXPECT_EQ(count, kUntouched);
 }
 
 TEST(ParseList, Valid)
@@ -230,4 +505,20 @@ TEST(Err, EveryCodeHasText)
 	for (int e = 0; e <= static_cast<int>(Err::Last); e++)
 		EXPECT_STRNE(err_str(static_cast<Err>(e)), "unknown error") << e;
 	EXPECT_STREQ(err_str(static_cast<Err>(1000)), "unknown error");
+}
+
+TEST(Err, Texts)
+{
+	EXPECT_STREQ(err_str(Err::Ok), "ok");
+	EXPECT_STREQ(err_str(Err::Range), "out of range");
+	EXPECT_STREQ(err_str(Err::TooLong), "input too long");
+	EXPECT_STREQ(err_str(Err::NoMem), "out of memory");
+	EXPECT_STREQ(err_str(static_cast<Err>(-1)), "unknown error");
+	// Numbered densely from Ok, each with its own text (not its
+	// neighbour's); everything after Last is unknown.
+	EXPECT_GE(static_cast<int>(Err::Last), static_cast<int>(Err::NoMem));
+	for (int e = 1; e <= static_cast<int>(Err::Last); e++)
+		EXPECT_STRNE(err_str(static_cast<Err>(e)), err_str(static_cast<Err>(e - 1))) << e;
+	for (int e = static_cast<int>(Err::Last) + 1; e <= 1000; e++)
+		EXPECT_STREQ(err_str(static_cast<Err>(e)), "unknown error") << e;
 }
