@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Test-only C ABI of the C++ core: what include/xnet/abi.h does not expose
- * (the templates and constants behind it, the C++ runtime),
- * wrapped for the KUnit suites. Defined by xnet_core_test_glue.cpp.
- * Plain C data only, like abi.h.
+ * Test-only C ABI of the C++ core: the kernel C++ runtime (cxxrt.hpp),
+ * which include/xnet/abi.h does not expose, wrapped for the KUnit suite
+ * xnet_core_rt. Defined by xnet_core_test_glue.cpp. Plain C data only,
+ * like abi.h.
  */
 #ifndef XNET_CORE_TEST_ABI_H
 #define XNET_CORE_TEST_ABI_H
@@ -13,23 +13,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* xnet::seq (reached/diff are in abi.h). */
-int xnet_test_seq_before(unsigned int a, unsigned int b);
-int xnet_test_seq_after(unsigned int a, unsigned int b);
-
-/* xnet::pow2. */
-unsigned int xnet_test_pow2_max(void);		/* pow2::kMax */
-int xnet_test_pow2_is_pow2(unsigned int n);
-unsigned int xnet_test_pow2_roundup(unsigned int n);
-
-/* xnet::parse. */
-unsigned long xnet_test_parse_max_input(void);	/* parse::kMaxInput */
-unsigned long xnet_test_parse_max_items(void);	/* parse::kMaxItems */
-/* parse_uint<u64>: the same template for a 64-bit type. */
-int xnet_test_parse_u64(const char *s, unsigned long n,
-			unsigned long long min, unsigned long long max,
-			unsigned long long *out, struct xnet_parse_res *res);
 
 /*
  * The kernel C++ runtime (cxxrt.hpp). Objects are opaque to C; counters
@@ -98,29 +81,6 @@ int xnet_test_rt_sized_delete_derived(void);
 void *xnet_test_rt_global_sized_delete(unsigned long n);
 /* ::operator new[](n) then ::operator delete[](p, n); returns p. */
 void *xnet_test_rt_global_sized_delete_array(unsigned long n);
-
-/*
- * xnet::inet: what the rules' C ABI (include/xnet/prio_abi.h) does not
- * show: the parsed bytes of a prefix, formatting of any address, prefix
- * matching of any address, the bounded Writer.
- */
-struct xnet_test_prefix {
-	unsigned char addr[16];	/* IPv4 as ::ffff:a.b.c.d */
-	unsigned char len;	/* in the address's family: 0..32 or 0..128 */
-};
-
-/* inet::parse_prefix(); *out is written only on success. */
-int xnet_test_inet_parse_prefix(const char *s, unsigned long n,
-				struct xnet_test_prefix *out);
-/* inet::format_prefix() into a Writer on @buf[0..cap); the full length. */
-unsigned long xnet_test_inet_format_prefix(const struct xnet_test_prefix *p,
-					   char *buf, unsigned long cap);
-/* inet::Prefix::contains() of a 16-byte address. */
-int xnet_test_inet_contains(const struct xnet_test_prefix *p,
-			    const unsigned char *addr);
-/* inet::Writer::put_uint() into @buf[0..cap); the full length. */
-unsigned long xnet_test_inet_put_uint(unsigned long long v, char *buf,
-				      unsigned long cap);
 
 #ifdef __cplusplus
 }

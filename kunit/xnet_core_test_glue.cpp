@@ -16,61 +16,6 @@ static_assert(sizeof(unsigned int) == sizeof(xnet::u32), "u32");
 static_assert(sizeof(unsigned long) == sizeof(xnet::usize), "usize");
 static_assert(sizeof(unsigned long long) == sizeof(xnet::u64), "u64");
 
-/* seq */
-
-extern "C" int xnet_test_seq_before(unsigned int a, unsigned int b)
-{
-	return xnet::seq::before(a, b);
-}
-
-extern "C" int xnet_test_seq_after(unsigned int a, unsigned int b)
-{
-	return xnet::seq::after(a, b);
-}
-
-/* pow2 */
-
-extern "C" unsigned int xnet_test_pow2_max(void)
-{
-	return xnet::pow2::kMax;
-}
-
-extern "C" int xnet_test_pow2_is_pow2(unsigned int n)
-{
-	return xnet::pow2::is_pow2(n);
-}
-
-extern "C" unsigned int xnet_test_pow2_roundup(unsigned int n)
-{
-	return xnet::pow2::roundup(n);
-}
-
-/* parse */
-
-extern "C" unsigned long xnet_test_parse_max_input(void)
-{
-	return xnet::parse::kMaxInput;
-}
-
-extern "C" unsigned long xnet_test_parse_max_items(void)
-{
-	return xnet::parse::kMaxItems;
-}
-
-extern "C" int xnet_test_parse_u64(const char *s, unsigned long n,
-				   unsigned long long min,
-				   unsigned long long max,
-				   unsigned long long *out,
-				   struct xnet_parse_res *res)
-{
-	unsigned long long v = 0;
-	auto r = xnet::parse::parse_uint<unsigned long long>(s, n, min, max, &v);
-
-	if (r.ok())
-		*out = v;
-	return xnet::abi::report(r, res);
-}
-
 /* C++ runtime */
 
 namespace {
@@ -322,72 +267,10 @@ extern "C" void *xnet_test_rt_global_sized_delete_array(unsigned long n)
 }
 
 /*
- * inet and the NVMe/TCP priority rules. prio_abi_impl.hpp defines the
- * rules' C ABI (include/xnet/prio_abi.h) for nvme_tcp_prio_rules_test.c;
- * it brings in inet.hpp, which the wrappers below expose to
- * xnet_core_inet_test.c.
+ * The NVMe/TCP priority rules' C ABI (include/xnet/prio_abi.h), for
+ * nvme_tcp_prio_rules_test.c.
  */
 #include <xnet/prio_abi_impl.hpp>
-
-static_assert(sizeof(xnet_test_prefix::addr) == sizeof(xnet::inet::Addr::b),
-	      "prefix address size");
-
-namespace {
-
-xnet::inet::Prefix to_prefix(const struct xnet_test_prefix *p)
-{
-	xnet::inet::Prefix q{};
-
-	for (int i = 0; i < 16; i++)
-		q.addr.b[i] = p->addr[i];
-	q.len = p->len;
-	return q;
-}
-
-} /* namespace */
-
-extern "C" int xnet_test_inet_parse_prefix(const char *s, unsigned long n,
-					   struct xnet_test_prefix *out)
-{
-	xnet::inet::Prefix p{};
-	xnet::Err e = xnet::inet::parse_prefix(s, n, &p);
-
-	if (e == xnet::Err::Ok) {
-		for (int i = 0; i < 16; i++)
-			out->addr[i] = p.addr.b[i];
-		out->len = p.len;
-	}
-	return static_cast<int>(e);
-}
-
-extern "C" unsigned long
-xnet_test_inet_format_prefix(const struct xnet_test_prefix *p, char *buf,
-			     unsigned long cap)
-{
-	xnet::inet::Writer w{ buf, cap, 0 };
-
-	xnet::inet::format_prefix(w, to_prefix(p));
-	return w.finish();
-}
-
-extern "C" int xnet_test_inet_contains(const struct xnet_test_prefix *p,
-				       const unsigned char *addr)
-{
-	xnet::inet::Addr a{};
-
-	for (int i = 0; i < 16; i++)
-		a.b[i] = addr[i];
-	return to_prefix(p).contains(a);
-}
-
-extern "C" unsigned long xnet_test_inet_put_uint(unsigned long long v,
-						 char *buf, unsigned long cap)
-{
-	xnet::inet::Writer w{ buf, cap, 0 };
-
-	w.put_uint(v);
-	return w.finish();
-}
 
 /* ---- XPS flow steering: the decision's C ABI (xps_flow_decide suite) ---- */
 #include <xnet/xps_abi_impl.hpp>

@@ -7,7 +7,7 @@
 #                               build (incrementally) and run; S is the
 #                               kernel source series, 6.1 (default) or
 #                               6.12; GLOB is kunit.py's filter, e.g.
-#                               'xnet_core_parse*' or 'xnet_core_rt.*atomic*';
+#                               'nvme_tcp_prio_rules*' or 'xnet_core_rt.*atomic*';
 #                               ARCH is um (default) or x86_64 (QEMU TCG,
 #                               2 CPUs)
 #   scripts/kunit.sh [--series S] --unhook
