@@ -435,6 +435,14 @@ static void send(struct kunit *test, unsigned int queue, unsigned int n)
 
 /* ---- xps_flow ----------------------------------------------------------- */
 
+/* RTNL held. */
+static struct xfl_dev *xfl_find(struct net_device *dev)
+{
+	struct xnet_ndev *nd = xnet_ndev_find(&xfl_devs, dev);
+
+	return nd ? container_of(nd, struct xfl_dev, nd) : NULL;
+}
+
 static struct xfl_dev *xd_of(struct net_device *dev)
 {
 	struct xfl_dev *xd;
@@ -447,11 +455,11 @@ static struct xfl_dev *xd_of(struct net_device *dev)
 
 static unsigned int nr_attached(void)
 {
-	struct xfl_dev *xd;
+	struct xnet_ndev *nd;
 	unsigned int n = 0;
 
 	rtnl_lock();
-	list_for_each_entry(xd, &xfl_devs, node)
+	list_for_each_entry(nd, &xfl_devs.list, node)
 		n++;
 	rtnl_unlock();
 	return n;
@@ -1117,7 +1125,7 @@ static void xps_flow_steer_unload_in_flight(struct kunit *test)
 	t->xfl = false;
 	KUNIT_EXPECT_PTR_EQ(test, t->dev->netdev_ops, &tn_netdev_ops_select);
 	KUNIT_EXPECT_EQ(test, nr_attached(), 0U);
-	KUNIT_EXPECT_TRUE(test, hash_empty(xfl_hash));
+	KUNIT_EXPECT_TRUE(test, hash_empty(xfl_hash.heads));
 	KUNIT_EXPECT_EQ(test, nr_pinned(), 0U);
 	KUNIT_EXPECT_TRUE(test, list_empty(&xfl_retired));	/* freed */
 	send(test, 1, BURST);
@@ -1402,7 +1410,7 @@ static void xps_flow_steer_exit(struct kunit *test)
 	xfl_hold_set(XFL_HOLD_MAX_MS_DEFAULT);
 	/* Nothing left attached, in the list or the lookup hash. */
 	KUNIT_EXPECT_EQ(test, nr_attached(), 0U);
-	KUNIT_EXPECT_TRUE(test, hash_empty(xfl_hash));
+	KUNIT_EXPECT_TRUE(test, hash_empty(xfl_hash.heads));
 }
 
 static int xps_flow_steer_suite_init(struct kunit_suite *suite)

@@ -39,14 +39,13 @@
 
 /* One per net device, for its sysfs files; under RTNL. */
 struct ppf_dev {
-	struct list_head node;
-	struct net_device *dev;
+	struct xnet_ndev nd;		/* ppf_devs: list, device */
 	struct ppf_pool *pool;		/* published in ppf_hash too */
 	struct device *dma_dev;		/* a driver's DMA opt-in */
 };
 
-static LIST_HEAD(ppf_devs);		/* RTNL */
-static DEFINE_HASHTABLE(ppf_hash, 6);	/* dev -> pool, RCU; RTNL to write */
+static struct xnet_ndev_table ppf_devs;
+static struct xnet_devhash ppf_hash;	/* dev -> pool, RCU; RTNL to write */
 static LIST_HEAD(ppf_pools);		/* for the shrinker, ppf_mutex */
 static DEFINE_MUTEX(ppf_mutex);
 static struct dentry *ppf_debugfs;
@@ -127,23 +126,22 @@ MODULE_PARM_DESC(devices,
 
 struct ppf_pool *ppf_pool_of(const struct net_device *dev)
 {
-	struct ppf_pool *pool;
+	struct xnet_devnode *n = xnet_devhash_find(&ppf_hash, dev);
 
-	hash_for_each_possible_rcu(ppf_hash, pool, hnode, (unsigned long)dev)
-		if (pool->dev == dev)
-			return pool;
-	return NULL;
+	return n ? container_of(n, struct ppf_pool, hn) : NULL;
 }
 
+static struct ppf_dev *ppf_dev_of(struct xnet_ndev *nd)
+{
+	return container_of(nd, struct ppf_dev, nd);
+}
+
+/* RTNL. */
 static struct ppf_dev *ppf_find(struct net_device *dev)
 {
-	struct ppf_dev *pd;
+	struct xnet_ndev *nd = xnet_ndev_find(&ppf_devs, dev);
 
-	ASSERT_RTNL();
-	list_for_each_entry(pd, &ppf_devs, node)
-		if (pd->dev == dev)
-			return pd;
-	return NULL;
+	return nd ? ppf_dev_of(nd) : NULL;
 }
 
 /* RTNL. Sockets stop drawing from the pool; its pages are let go. */
@@ -153,7 +151,7 @@ static void ppf_disable(struct ppf_dev *pd)
 
 	if (!pool)
 		return;
-	hash_del_rcu(&pool->hnode);
+	xnet_devhash_del(&pool->hn);
 	pd->pool = NULL;
 	mutex_lock(&ppf_mutex);
 	list_del(&pool->node);
@@ -169,7 +167,7 @@ static int ppf_enable(struct ppf_dev *pd, unsigned int pages)
 
 	if (pd->pool && pd->pool->state.cap == pages)
 		return 0;
-	pool = ppf_pool_create(pd->dev, pages);
+	pool = ppf_pool_create(pd->nd.dev, pages);
 	if (!pool)
 		return -ENOMEM;
 	if (pd->dma_dev)
@@ -179,102 +177,59 @@ static int ppf_enable(struct ppf_dev *pd, unsigned int pages)
 	mutex_lock(&ppf_mutex);
 	list_add(&pool->node, &ppf_pools);
 	mutex_unlock(&ppf_mutex);
-	hash_add_rcu(ppf_hash, &pool->hnode, (unsigned long)pd->dev);
+	xnet_devhash_add(&ppf_hash, &pool->hn, pd->nd.dev);
 	return 0;
 }
 
 /* --- sysfs ------------------------------------------------------------ */
 
-static ssize_t pp_frag_pool_pages_show(struct device *d,
-				       struct device_attribute *attr, char *buf)
+static u32 ppf_pool_pages_get(struct xnet_ndev *nd)
 {
-	struct ppf_dev *pd;
-	unsigned int n = 0;
+	struct ppf_dev *pd = ppf_dev_of(nd);
 
-	if (!rtnl_trylock())
-		return restart_syscall();
-	pd = ppf_find(to_net_dev(d));
-	if (pd && pd->pool)
-		n = pd->pool->state.cap;
-	rtnl_unlock();
-	return sysfs_emit(buf, "%u\n", n);
+	return pd->pool ? pd->pool->state.cap : 0;
 }
 
-static ssize_t pp_frag_pool_pages_store(struct device *d,
-					struct device_attribute *attr,
-					const char *buf, size_t len)
+static int ppf_pool_pages_set(struct xnet_ndev *nd, u32 pages)
 {
-	struct net_device *dev = to_net_dev(d);
-	struct xnet_parse_res res;
-	struct ppf_dev *pd;
-	unsigned int req;
-	int err;
+	struct ppf_dev *pd = ppf_dev_of(nd);
 
-	/*
-	 * The initial namespace's CAP_NET_ADMIN, not the device's netns
-	 * owner's: pool pages serve every socket sending through the device
-	 * and outlive the writer, so no memory cgroup can be charged for them.
-	 */
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
-	if (xnet_parse_u32(buf, len, 0, XNET_FRAG_MAX_PAGES, &req, &res) != XNET_OK) {
-		pr_err_ratelimited("%s: pp_frag_pool_pages: '%.*s' refused: %s (0..%u)\n",
-				   netdev_name(dev),
-				   (int)min_t(size_t, strcspn(buf, "\n"), 32),
-				   buf, xnet_err_str(res.err), XNET_FRAG_MAX_PAGES);
-		return -EINVAL;
-	}
-	if (!rtnl_trylock())
-		return restart_syscall();
-	pd = ppf_find(dev);
-	if (!pd) {
-		err = -ENODEV;
-	} else if (!req) {
-		ppf_disable(pd);
-		err = 0;
-	} else {
-		err = ppf_enable(pd, req);
-	}
-	rtnl_unlock();
-	return err ? err : len;
+	if (pages)
+		return ppf_enable(pd, pages);
+	ppf_disable(pd);
+	return 0;
 }
-static DEVICE_ATTR_RW(pp_frag_pool_pages);
+
+/*
+ * The initial namespace's CAP_NET_ADMIN, not the device's netns owner's:
+ * pool pages serve every socket sending through the device and outlive
+ * the writer, so no memory cgroup can be charged for them.
+ */
+static struct xnet_ndev_knob ppf_pool_pages = {
+	.attr = __ATTR(pp_frag_pool_pages, 0644, xnet_ndev_knob_show,
+		       xnet_ndev_knob_store),
+	.table = &ppf_devs,
+	.max = XNET_FRAG_MAX_PAGES,
+	.flags = XNET_KNOB_INIT_NS_ADMIN | XNET_KNOB_REFUSAL_ERR,
+	.get = ppf_pool_pages_get,
+	.set = ppf_pool_pages_set,
+};
 
 static ssize_t pp_frag_stats_show(struct device *d,
 				  struct device_attribute *attr, char *buf)
 {
-	unsigned int pages = 0, in_flight = 0;
-	struct ppf_stats sum = {};
-	struct ppf_pool *pool;
 	int len;
 
 	/*
 	 * World-readable: no RTNL, no pool lock. The pool is found as the
-	 * datapath finds it, under RCU (freed a grace period after it is
-	 * unpublished), and summed lockless.
+	 * datapath finds it, under RCU, and summed lockless.
 	 */
 	rcu_read_lock();
-	pool = ppf_pool_of(to_net_dev(d));
-	if (pool)
-		ppf_pool_sum(pool, &sum, &pages, &in_flight);
+	len = ppf_pool_stats_show(ppf_pool_of(to_net_dev(d)), buf);
 	rcu_read_unlock();
-	len = sysfs_emit(buf, "pages %u\nin_flight %u\n", pages, in_flight);
-#define PPF_STAT(name)	(len += sysfs_emit_at(buf, len, #name " %llu\n", sum.name))
-#include "stats.h"
-#undef PPF_STAT
 	return len;
 }
 static DEVICE_ATTR_RO(pp_frag_stats);
-
-static struct attribute *ppf_attrs[] = {
-	&dev_attr_pp_frag_pool_pages.attr,
-	&dev_attr_pp_frag_stats.attr,
-	NULL,
-};
-
-static const struct attribute_group ppf_group = {
-	.attrs = ppf_attrs,
-};
 
 /* --- devices ---------------------------------------------------------- */
 
@@ -285,7 +240,7 @@ static const struct attribute_group ppf_group = {
  */
 static int ppf_named_pool(struct ppf_dev *pd)
 {
-	struct net_device *dev = pd->dev;
+	struct net_device *dev = pd->nd.dev;
 	unsigned int i;
 	int err;
 
@@ -302,51 +257,32 @@ static int ppf_named_pool(struct ppf_dev *pd)
 	return 0;
 }
 
-static bool ppf_loading;		/* register_netdevice_notifier() replays */
-static void ppf_detach(struct ppf_dev *pd);
-
-/*
- * RTNL. 0, or an error when the device could not be handled or its
- * devices= pool not made (warned, nothing of the device kept): the load
- * fails with it (ppf_loading); a device registered later is only left
- * without its sysfs files, or without its pool.
- */
-static int ppf_attach(struct net_device *dev)
-{
-	struct ppf_dev *pd;
-	int err;
-
-	if (ppf_find(dev))
-		return 0;
-	pd = kzalloc(sizeof(*pd), GFP_KERNEL_ACCOUNT);
-	if (!pd) {
-		if (net_ratelimit())
-			netdev_warn(dev, "pp_frag: out of memory, device not handled\n");
-		return -ENOMEM;
-	}
-	pd->dev = dev;
-	err = sysfs_create_group(&dev->dev.kobj, &ppf_group);
-	if (err) {
-		if (net_ratelimit())
-			netdev_warn(dev, "pp_frag: no sysfs files: %d\n", err);
-		kfree(pd);
-		return err;
-	}
-	list_add(&pd->node, &ppf_devs);
-	err = ppf_named_pool(pd);
-	if (err && READ_ONCE(ppf_loading)) {
-		/* The load fails: nothing of the device may stay behind. */
-		ppf_detach(pd);
-		return err;
-	}
-	return 0;
-}
-
 static void ppf_dma_off(struct ppf_dev *pd);
 
-/* RTNL. */
-static void ppf_detach(struct ppf_dev *pd)
+static struct xnet_ndev *ppf_alloc(struct net_device *dev)
 {
+	struct ppf_dev *pd = kzalloc(sizeof(*pd), GFP_KERNEL_ACCOUNT);
+
+	return pd ? &pd->nd : ERR_PTR(-ENOMEM);
+}
+
+/*
+ * RTNL: listed, its sysfs files made. Its devices= pool not made: the
+ * load fails (nothing of the device kept); a device registered later is
+ * only left without its pool.
+ */
+static int ppf_attached(struct xnet_ndev *nd)
+{
+	int err = ppf_named_pool(ppf_dev_of(nd));
+
+	return xnet_ndev_loading(&ppf_devs) ? err : 0;
+}
+
+/* RTNL, its files gone. */
+static void ppf_release(struct xnet_ndev *nd)
+{
+	struct ppf_dev *pd = ppf_dev_of(nd);
+
 	/*
 	 * The device is closed (its TX rings drained): its driver's mappings
 	 * go now, orphans' included, whether or not the driver opted out in
@@ -355,39 +291,20 @@ static void ppf_detach(struct ppf_dev *pd)
 	 */
 	ppf_dma_off(pd);
 	ppf_disable(pd);
-	sysfs_remove_group(&pd->dev->dev.kobj, &ppf_group);
-	list_del(&pd->node);
 	kfree(pd);
 }
 
-static int ppf_netdev_event(struct notifier_block *nb, unsigned long event,
-			    void *ptr)
+/* A device renamed to a name in devices= gets its pool. */
+static void ppf_renamed(struct xnet_ndev *nd)
 {
-	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	struct ppf_dev *pd;
-
-	switch (event) {
-	case NETDEV_REGISTER:
-		/* At load (the notifier's replay) a failure fails the load. */
-		if (ppf_attach(dev) && READ_ONCE(ppf_loading))
-			return notifier_from_errno(-ENOMEM);
-		break;
-	case NETDEV_UNREGISTER:
-		pd = ppf_find(dev);
-		if (pd)
-			ppf_detach(pd);
-		break;
-	case NETDEV_CHANGENAME:
-		pd = ppf_find(dev);
-		if (pd)
-			ppf_named_pool(pd);
-		break;
-	}
-	return NOTIFY_DONE;
+	ppf_named_pool(ppf_dev_of(nd));
 }
 
-static struct notifier_block ppf_notifier = {
-	.notifier_call = ppf_netdev_event,
+static struct xnet_ndev_table ppf_devs = {
+	.alloc = ppf_alloc,
+	.attached = ppf_attached,
+	.release = ppf_release,
+	.on_rename = ppf_renamed,
 };
 
 /* --- memory pressure -------------------------------------------------- */
@@ -568,13 +485,7 @@ static int __init pp_frag_init(void)
 	err = ppf_hook_init();
 	if (err)
 		goto err_shrinker;
-	/*
-	 * Replays NETDEV_REGISTER for every existing device, in every netns;
-	 * on an error it replays NETDEV_UNREGISTER for those done (detached).
-	 */
-	WRITE_ONCE(ppf_loading, true);
-	err = register_netdevice_notifier(&ppf_notifier);
-	WRITE_ONCE(ppf_loading, false);
+	err = xnet_ndev_table_start(&ppf_devs, &ppf_pool_pages, &dev_attr_pp_frag_stats);
 	if (err)
 		goto err_hook;
 	ppf_debugfs = debugfs_create_dir("pp_frag", NULL);
@@ -591,17 +502,12 @@ err_shrinker:
 
 static void __exit pp_frag_exit(void)
 {
-	struct ppf_dev *pd, *tmp;
 	unsigned int waited = 0;
 
 	debugfs_remove_recursive(ppf_debugfs);
 	/* No refill reaches a pool after this (and none is still running). */
 	ppf_hook_exit();
-	unregister_netdevice_notifier(&ppf_notifier);
-	rtnl_lock();
-	list_for_each_entry_safe(pd, tmp, &ppf_devs, node)
-		ppf_detach(pd);
-	rtnl_unlock();
+	xnet_ndev_table_stop(&ppf_devs);
 	xnet_shrinker_destroy(ppf_shrinker);
 	/* Mapped pages still in flight: give them a moment, then let go. */
 	while (ppf_orphans_count() && waited < PPF_EXIT_WAIT_MS) {

@@ -20,6 +20,7 @@
 #include <linux/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 #include <net/sock.h>
@@ -280,8 +281,8 @@ unsigned long ppf_pool_idle_estimate(struct ppf_pool *pool)
 }
 
 /* Stats: the counters, the pool's pages and those not idle (a snapshot). */
-void ppf_pool_sum(struct ppf_pool *pool, struct ppf_stats *sum,
-		  unsigned int *pages, unsigned int *in_flight)
+static void ppf_pool_sum(struct ppf_pool *pool, struct ppf_stats *sum,
+			 unsigned int *pages, unsigned int *in_flight)
 {
 	unsigned int i, busy = 0;
 
@@ -304,6 +305,26 @@ void ppf_pool_sum(struct ppf_pool *pool, struct ppf_stats *sum,
 	*in_flight = busy;
 }
 
+/*
+ * The lines of pp_frag_stats for @pool (NULL: no pool, every value 0).
+ * Caller: an RCU reader (the pool is freed a grace period after it is
+ * unpublished).
+ */
+int ppf_pool_stats_show(struct ppf_pool *pool, char *buf)
+{
+	unsigned int pages = 0, in_flight = 0;
+	struct ppf_stats sum = {};
+	int len;
+
+	if (pool)
+		ppf_pool_sum(pool, &sum, &pages, &in_flight);
+	len = sysfs_emit(buf, "pages %u\nin_flight %u\n", pages, in_flight);
+#define PPF_STAT(name)	(len += sysfs_emit_at(buf, len, #name " %llu\n", sum.name))
+#include "stats.h"
+#undef PPF_STAT
+	return len;
+}
+
 struct ppf_pool *ppf_pool_create(struct net_device *dev, unsigned int pages)
 {
 	struct device *parent = dev->dev.parent;
@@ -313,7 +334,7 @@ struct ppf_pool *ppf_pool_create(struct net_device *dev, unsigned int pages)
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL_ACCOUNT);
 	if (!pool)
 		return NULL;
-	pool->dev = dev;
+	pool->hn.dev = dev;
 	pool->nid = parent ? dev_to_node(parent) : NUMA_NO_NODE;
 	pool->order = SKB_FRAG_PAGE_ORDER;
 	spin_lock_init(&pool->lock);
@@ -451,7 +472,7 @@ void ppf_pool_show_pages(struct ppf_pool *pool, struct seq_file *m)
 
 		if (slot->state != XNET_FRAG_UNUSED)
 			seq_printf(m, "%#lx %u %s\n", page_to_pfn((struct page *)slot->page),
-				   slot->order, netdev_name(pool->dev));
+				   slot->order, netdev_name(pool->hn.dev));
 	}
 	spin_unlock_bh(&pool->lock);
 }

@@ -10,6 +10,7 @@
 
 #include <xnet/frag_abi.h>
 
+#include "../common/netdev_table.h"
 #include "../common/pcpu_stats.h"
 
 /* Per CPU and pool; summed for pp_frag_stats. The list is stats.h. */
@@ -37,9 +38,8 @@ struct ppf_cache {
  * ring and slots; lock order: a CPU cache's lock, then @lock.
  */
 struct ppf_pool {
-	struct hlist_node hnode;		/* ppf_hash, RCU */
+	struct xnet_devnode hn;			/* ppf_hash, RCU; the device */
 	struct list_head node;			/* ppf_pools, ppf_mutex */
-	struct net_device *dev;
 	spinlock_t lock;			/* @state: ring, slots, adds */
 	struct xnet_frag_pool state;
 	struct xnet_frag_slot *slots;
@@ -58,8 +58,7 @@ void ppf_pool_destroy(struct ppf_pool *pool);	/* unpublished, after RCU GP */
 bool ppf_pool_refill(struct ppf_pool *pool, struct page_frag *pfrag);
 unsigned long ppf_pool_shrink(struct ppf_pool *pool, unsigned long max);
 unsigned long ppf_pool_idle_estimate(struct ppf_pool *pool);
-void ppf_pool_sum(struct ppf_pool *pool, struct ppf_stats *sum,
-		  unsigned int *pages, unsigned int *in_flight);
+int ppf_pool_stats_show(struct ppf_pool *pool, char *buf);	/* RCU */
 int ppf_pool_dma_map(struct ppf_pool *pool, struct device *dma_dev);
 void ppf_pool_dma_unmap(struct ppf_pool *pool);
 dma_addr_t ppf_pool_dma_addr(struct ppf_pool *pool, struct page *page);

@@ -3,10 +3,10 @@
  * pp_frag's per-CPU pool counters, one PPF_STAT(name) a line, in the order
  * pp_frag_stats prints them (after pages and in_flight). Included with
  * PPF_STAT defined, once for each use: the fields of struct ppf_stats
- * (pp_frag.h), their sum over CPUs (ppf_pool_sum(), pool.c) and their
- * lines in pp_frag_stats (main.c). No include guard, on purpose. A new
- * counter is a line here plus its increment (and its line in
- * Documentation/ABI/testing/sysfs-class-net-pp_frag).
+ * (pp_frag.h) and their lines in pp_frag_stats (ppf_pool_stats_show(),
+ * pool.c); common/pcpu_stats.h sums them over CPUs. No include guard,
+ * on purpose. A new counter is a line here plus its increment (and its
+ * line in Documentation/ABI/testing/sysfs-class-net-pp_frag).
  */
 PPF_STAT(served);	/* pages handed to a socket's page_frag */
 PPF_STAT(recycled);	/* ... of which were reused pool pages */

@@ -33,8 +33,6 @@
 
 #include "xps_flow.h"
 
-static LIST_HEAD(xfl_devs);	/* under RTNL */
-
 /*
  * hold_max_ms: how long a flow may be held on its old queue against the
  * queue XPS proposes. A queue that never drains (a bulk flow keeps its
@@ -70,84 +68,46 @@ static int xfl_set_hold_max_ms(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
-static int xfl_get_hold_max_ms(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%u\n", READ_ONCE(xfl_hold_max_ms));
-}
-
-static const struct kernel_param_ops xfl_hold_max_ms_ops = {
-	.set = xfl_set_hold_max_ms,
-	.get = xfl_get_hold_max_ms,
-};
-module_param_cb(hold_max_ms, &xfl_hold_max_ms_ops, NULL, 0644);
+/* Read back as written (sysfs serialises the parameter's set and get). */
+module_param_call(hold_max_ms, xfl_set_hold_max_ms, param_get_uint,
+		  &xfl_hold_max_ms, 0644);
 MODULE_PARM_DESC(hold_max_ms,
 		 "Longest time in ms a flow is held on its old TX queue while that queue is busy (0..8000, default 1000; 0 = until the queue drains, however long). Past it the flow moves to the queue XPS proposes and may be reordered once. Writable.");
 
-static struct xfl_dev *xfl_find(struct net_device *dev)
-{
-	struct xfl_dev *xd;
+static struct xnet_ndev_table xfl_devs;
 
-	ASSERT_RTNL();
-	list_for_each_entry(xd, &xfl_devs, node)
-		if (xd->dev == dev)
-			return xd;
-	return NULL;
+static u32 xfl_table_cnt_get(struct xnet_ndev *nd)
+{
+	struct xfl_table *t = rtnl_dereference(container_of(nd, struct xfl_dev, nd)->table);
+
+	return t ? t->mask + 1 : 0;
 }
 
-static ssize_t xps_dev_flow_table_cnt_show(struct device *d,
-					   struct device_attribute *attr,
-					   char *buf)
+static int xfl_table_cnt_set(struct xnet_ndev *nd, u32 req)
 {
-	struct xfl_dev *xd;
-	u32 n = 0;
+	struct xfl_dev *xd = container_of(nd, struct xfl_dev, nd);
+	unsigned int size;
 
-	if (!rtnl_trylock())
-		return restart_syscall();
-	xd = xfl_find(to_net_dev(d));
-	if (xd && rtnl_dereference(xd->table))
-		n = rtnl_dereference(xd->table)->mask + 1;
-	rtnl_unlock();
-	return sysfs_emit(buf, "%u\n", n);
-}
-
-static ssize_t xps_dev_flow_table_cnt_store(struct device *d,
-					    struct device_attribute *attr,
-					    const char *buf, size_t len)
-{
-	struct net_device *dev = to_net_dev(d);
-	struct xnet_parse_res res;
-	unsigned int req, size;
-	struct xfl_dev *xd;
-	int err;
-
-	if (!ns_capable(dev_net(dev)->user_ns, CAP_NET_ADMIN))
-		return -EPERM;
-	if (xnet_parse_u32(buf, len, 0, XNET_XPS_MAX_ENTRIES, &req, &res) != XNET_OK) {
-		pr_warn_ratelimited("%s: xps_dev_flow_table_cnt: '%.*s' refused: %s (0..%u)\n",
-				    netdev_name(dev),
-				    (int)min_t(size_t, strcspn(buf, "\n"), 32),
-				    buf, xnet_err_str(res.err), XNET_XPS_MAX_ENTRIES);
-		return -EINVAL;
-	}
 	if (xnet_table_size(req, XNET_XPS_MAX_ENTRIES, &size) != XNET_OK)
 		return -EINVAL;
-	if (!rtnl_trylock())
-		return restart_syscall();
-	xd = xfl_find(dev);
-	if (!xd) {
-		err = -ENODEV;
-	} else if (size && dev->real_num_tx_queues < 2) {
-		err = -EOPNOTSUPP;
-	} else if (!size) {
+	if (size && nd->dev->real_num_tx_queues < 2)
+		return -EOPNOTSUPP;
+	if (!size) {
 		xfl_disable(xd);
-		err = 0;
-	} else {
-		err = xfl_enable(xd, size);
+		return 0;
 	}
-	rtnl_unlock();
-	return err ? err : len;
+	return xfl_enable(xd, size);
 }
-static DEVICE_ATTR_RW(xps_dev_flow_table_cnt);
+
+/* CAP_NET_ADMIN in the device's netns: a container's root may steer. */
+static struct xnet_ndev_knob xfl_table_cnt = {
+	.attr = __ATTR(xps_dev_flow_table_cnt, 0644, xnet_ndev_knob_show,
+		       xnet_ndev_knob_store),
+	.table = &xfl_devs,
+	.max = XNET_XPS_MAX_ENTRIES,
+	.get = xfl_table_cnt_get,
+	.set = xfl_table_cnt_set,
+};
 
 static ssize_t xps_flow_stats_show(struct device *d,
 				   struct device_attribute *attr, char *buf)
@@ -177,137 +137,81 @@ static ssize_t xps_flow_stats_show(struct device *d,
 }
 static DEVICE_ATTR_RO(xps_flow_stats);
 
-static struct attribute *xfl_attrs[] = {
-	&dev_attr_xps_dev_flow_table_cnt.attr,
-	&dev_attr_xps_flow_stats.attr,
-	NULL,
-};
-
-static const struct attribute_group xfl_group = {
-	.attrs = xfl_attrs,
-};
-
-static void xfl_detach(struct xfl_dev *xd);
-
 /*
- * RTNL held. 0, or an error when the device could not be handled (warned,
- * nothing of it left): the load fails with it (xfl_loading), a device
- * registered later is only left without steering.
+ * The device's entry: only a multi-queue device gets one. Charged to the
+ * creator of the device (a container's root can).
  */
-static int xfl_attach(struct net_device *dev)
+static struct xnet_ndev *xfl_alloc(struct net_device *dev)
 {
 	struct xfl_dev *xd;
-	int err;
 
-	if (dev->num_tx_queues < 2 || xfl_find(dev))
-		return 0;
-	/* Charged to the creator of the device (a container's root can). */
+	if (dev->num_tx_queues < 2)
+		return NULL;
 	xd = kzalloc(sizeof(*xd), GFP_KERNEL_ACCOUNT);
 	if (!xd)
-		goto nomem;
+		return ERR_PTR(-ENOMEM);
 	xd->stats = alloc_percpu_gfp(struct xfl_stats, GFP_KERNEL_ACCOUNT);
-	if (!xd->stats)
-		goto nomem;
-	xd->dev = dev;
-	err = sysfs_create_group(&dev->dev.kobj, &xfl_group);
-	if (err) {
-		if (net_ratelimit())
-			netdev_warn(dev, "xps_flow: no sysfs files: %d\n", err);
-		free_percpu(xd->stats);
+	if (!xd->stats) {
 		kfree(xd);
-		return err;
+		return ERR_PTR(-ENOMEM);
 	}
-	list_add(&xd->node, &xfl_devs);
+	return &xd->nd;
+}
+
+/* RTNL held: listed, its sysfs files made. */
+static int xfl_attached(struct xnet_ndev *nd)
+{
+	struct xfl_dev *xd = container_of(nd, struct xfl_dev, nd);
+	int err;
+
 	xfl_hash_add(xd);
 	err = xfl_queues_add(xd);
-	if (err) {
-		if (net_ratelimit())
-			netdev_warn(dev, "xps_flow: no per-queue files: %d\n", err);
-		xfl_detach(xd);
-	}
+	if (err && net_ratelimit())
+		netdev_warn(nd->dev, "xps_flow: no per-queue files: %d\n", err);
 	return err;
-nomem:
-	kfree(xd);
-	if (net_ratelimit())
-		netdev_warn(dev, "xps_flow: out of memory, device not handled\n");
-	return -ENOMEM;
 }
 
 /*
- * RTNL held: the device's behaviour restored exactly (unless someone
- * else's ops are on top of ours: left in place), files removed.
+ * RTNL held, its files gone: the device's behaviour restored exactly
+ * (unless someone else's ops are on top of ours: left in place).
  */
-static void xfl_detach(struct xfl_dev *xd)
+static void xfl_release_dev(struct xnet_ndev *nd)
 {
+	struct xfl_dev *xd = container_of(nd, struct xfl_dev, nd);
+
 	xfl_release(xd);
 	xfl_queues_del(xd);
-	sysfs_remove_group(&xd->dev->dev.kobj, &xfl_group);
-	list_del(&xd->node);
-	xfl_hash_del(xd);
-	synchronize_net();	/* lookups of other devices may walk past @xd */
+	if (!hlist_unhashed(&xd->hn.hnode)) {
+		xfl_hash_del(xd);
+		synchronize_net();	/* lookups of other devices may walk past @xd */
+	}
 	free_percpu(xd->stats);
 	kfree(xd);
 }
 
-static bool xfl_loading;		/* register_netdevice_notifier() replays */
-
-static int xfl_netdev_event(struct notifier_block *nb, unsigned long event,
-			    void *ptr)
+/* Closing a device resets its BQL counters: old heads mean nothing. */
+static void xfl_down(struct xnet_ndev *nd)
 {
-	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	struct xfl_dev *xd;
-
-	switch (event) {
-	case NETDEV_REGISTER:
-		/* At load (the notifier's replay) a failure fails the load. */
-		if (xfl_attach(dev) && READ_ONCE(xfl_loading))
-			return notifier_from_errno(-ENOMEM);
-		break;
-	case NETDEV_DOWN:
-		/* Closing a device resets its BQL counters: old heads mean nothing. */
-		xd = xfl_find(dev);
-		if (xd)
-			xfl_forget(xd);
-		break;
-	case NETDEV_UNREGISTER:
-		xd = xfl_find(dev);
-		if (xd)
-			xfl_detach(xd);
-		break;
-	}
-	return NOTIFY_DONE;
+	xfl_forget(container_of(nd, struct xfl_dev, nd));
 }
 
-static struct notifier_block xfl_notifier = {
-	.notifier_call = xfl_netdev_event,
+static struct xnet_ndev_table xfl_devs = {
+	.alloc = xfl_alloc,
+	.attached = xfl_attached,
+	.release = xfl_release_dev,
+	.on_down = xfl_down,
 };
 
 static int xfl_start(void)
 {
-	int err;
-
 	xfl_key_init();
 	xfl_hold_set(READ_ONCE(xfl_hold_max_ms));
-	/*
-	 * Replays NETDEV_REGISTER for every existing device, in every netns;
-	 * on an error it replays NETDEV_UNREGISTER for those done (detached).
-	 */
-	WRITE_ONCE(xfl_loading, true);
-	err = register_netdevice_notifier(&xfl_notifier);
-	WRITE_ONCE(xfl_loading, false);
-	return err;
+	return xnet_ndev_table_start(&xfl_devs, &xfl_table_cnt, &dev_attr_xps_flow_stats);
 }
 
 static void xfl_stop(void)
 {
-	struct xfl_dev *xd, *tmp;
-
-	/* Replays NETDEV_UNREGISTER for every device: all detached. */
-	unregister_netdevice_notifier(&xfl_notifier);
-	rtnl_lock();
-	list_for_each_entry_safe(xd, tmp, &xfl_devs, node)
-		xfl_detach(xd);
-	rtnl_unlock();
+	xnet_ndev_table_stop(&xfl_devs);
 	synchronize_net();
 	/*
 	 * No device points at a hook (each installed one pins the module,

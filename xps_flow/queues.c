@@ -83,7 +83,7 @@ static void xfl_queue_dir_put(struct kobject *kobj)
 /* The xps_flow directory and one tx-N per real TX queue. RTNL held. */
 int xfl_queues_add(struct xfl_dev *xd)
 {
-	struct net_device *dev = xd->dev;
+	struct net_device *dev = xd->nd.dev;
 	unsigned int i, n = dev->real_num_tx_queues;
 	int err;
 

@@ -29,7 +29,7 @@
 
 #include "xps_flow.h"
 
-static DEFINE_HASHTABLE(xfl_hash, 6);
+static struct xnet_devhash xfl_hash;
 
 /* The tuple key's random multipliers and offsets, drawn at module start. */
 static struct xnet_xps_key_seed xfl_key_seed __read_mostly;
@@ -175,24 +175,21 @@ static __always_inline s64 xfl_xmit_key(const struct sk_buff *skb)
 /* Caller holds rcu_read_lock() (or rcu_read_lock_bh(), as dev_queue_xmit). */
 struct xfl_dev *xfl_lookup(const struct net_device *dev)
 {
-	struct xfl_dev *xd;
+	struct xnet_devnode *n = xnet_devhash_find(&xfl_hash, dev);
 
-	hash_for_each_possible_rcu(xfl_hash, xd, hnode, (unsigned long)dev)
-		if (xd->dev == dev)
-			return xd;
-	return NULL;
+	return n ? container_of(n, struct xfl_dev, hn) : NULL;
 }
 
 /* RTNL held. */
 void xfl_hash_add(struct xfl_dev *xd)
 {
-	hash_add_rcu(xfl_hash, &xd->hnode, (unsigned long)xd->dev);
+	xnet_devhash_add(&xfl_hash, &xd->hn, xd->nd.dev);
 }
 
 /* RTNL held; the caller waits for a grace period before freeing @xd. */
 void xfl_hash_del(struct xfl_dev *xd)
 {
-	hash_del_rcu(&xd->hnode);
+	xnet_devhash_del(&xd->hn);
 }
 
 static u16 xfl_select_queue(struct net_device *dev, struct sk_buff *skb,
@@ -582,8 +579,8 @@ static void xfl_warn_foreign(struct xfl_dev *xd)
 	if (xd->warned_foreign)
 		return;
 	xd->warned_foreign = true;
-	netdev_warn(xd->dev, "xps_flow: net_device_ops replaced by someone else (%ps) while steering: left in place, xps_flow stays pinned until the device is removed\n",
-		    READ_ONCE(xd->dev->netdev_ops));
+	netdev_warn(xd->nd.dev, "xps_flow: net_device_ops replaced by someone else (%ps) while steering: left in place, xps_flow stays pinned until the device is removed\n",
+		    READ_ONCE(xd->nd.dev->netdev_ops));
 }
 
 /* Is the queue of entry @e busy (xnet_xps_busy())? RTNL held. */
@@ -644,7 +641,7 @@ static unsigned int xfl_carry(struct net_device *dev, struct xfl_table *t,
  */
 int xfl_enable(struct xfl_dev *xd, u32 entries)
 {
-	struct net_device *dev = xd->dev;
+	struct net_device *dev = xd->nd.dev;
 	const struct net_device_ops *cur = READ_ONCE(dev->netdev_ops);
 	struct xfl_hook *hook = NULL;
 	struct xfl_table *t, *old;
@@ -731,8 +728,8 @@ void xfl_disable(struct xfl_dev *xd)
 	bool restored = false;
 
 	if (xd->installed) {
-		if (READ_ONCE(xd->dev->netdev_ops) == xd->ops) {
-			WRITE_ONCE(xd->dev->netdev_ops, xd->orig_ops);
+		if (READ_ONCE(xd->nd.dev->netdev_ops) == xd->ops) {
+			WRITE_ONCE(xd->nd.dev->netdev_ops, xd->orig_ops);
 			xd->installed = false;
 			restored = true;
 		} else {

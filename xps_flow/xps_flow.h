@@ -6,6 +6,7 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 
+#include "../common/netdev_table.h"
 #include "../common/pcpu_stats.h"
 
 struct xfl_table {
@@ -36,9 +37,8 @@ struct xfl_stats {
  * xfl_hook_retire()). While @installed, the module is pinned.
  */
 struct xfl_dev {
-	struct list_head node;		/* xfl_devs, under RTNL */
-	struct hlist_node hnode;	/* xfl_hash, RCU */
-	struct net_device *dev;
+	struct xnet_ndev nd;		/* xfl_devs (main.c): list, device */
+	struct xnet_devnode hn;		/* xfl_hash, RCU; hn.dev == nd.dev */
 	const struct net_device_ops *orig_ops;	/* the device's, under @ops */
 	const struct net_device_ops *ops;	/* our hook's ops, or NULL */
 	struct xfl_table __rcu *table;

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * common/: kernel C shared by several modules, as static inline functions
+ * in headers (a module includes them by relative path, "../common/x.h").
+ * Not an object file: an object linked into two modules would get both
+ * KBUILD_MODNAMEs. Not include/xnet/, the C++ core that never sees a
+ * kernel header; not compat/, which holds only differences between kernels.
+ *
+ * This file: the per-device skeleton of xps_flow and pp_frag. A table of
+ * entries, one per net device the module handles, each embedding a struct
+ * xnet_ndev: kept on a list under RTNL, made and removed by a netdevice
+ * notifier, with the module's sysfs group on the device. At load the
+ * notifier's replay of NETDEV_REGISTER attaches every existing device, and
+ * a failure there fails the load (the replay of NETDEV_UNREGISTER then
+ * detaches those done); a device registered later that cannot be handled
+ * is only left alone (warned). The module's part is a few callbacks in
+ * its struct xnet_ndev_table. Also: a sysfs file of the device holding a
+ * u32 (struct xnet_ndev_knob), and an RCU hash of objects by device
+ * (struct xnet_devhash) for lookups outside RTNL.
+ */
+#ifndef XNET_COMMON_NETDEV_TABLE_H
+#define XNET_COMMON_NETDEV_TABLE_H
+
+#include <linux/capability.h>
+#include <linux/err.h>
+#include <linux/hashtable.h>
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/notifier.h>
+#include <linux/printk.h>
+#include <linux/rtnetlink.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include <xnet/abi.h>
+
+/* Embedded in the module's per-device entry. */
+struct xnet_ndev {
+	struct list_head node;		/* the table's list, RTNL */
+	struct net_device *dev;
+};
+
+/*
+ * The table's first file on each device: a u32 (0..@max), .attr =
+ * __ATTR(<name>, 0644, xnet_ndev_knob_show, xnet_ndev_knob_store).
+ * Reading gives @get() of the device's entry (0 without one); a write is
+ * parsed (refused with one rate-limited line, -EINVAL) and passed to
+ * @set(); both under RTNL.
+ */
+#define XNET_KNOB_INIT_NS_ADMIN	0x1	/* CAP_NET_ADMIN in init_user_ns, not the netns' */
+#define XNET_KNOB_REFUSAL_ERR	0x2	/* the refusal at KERN_ERR, not KERN_WARNING */
+
+struct xnet_ndev_table;
+
+struct xnet_ndev_knob {
+	struct device_attribute attr;
+	struct xnet_ndev_table *table;
+	u32 max;
+	unsigned int flags;		/* XNET_KNOB_* */
+	u32 (*get)(struct xnet_ndev *nd);
+	int (*set)(struct xnet_ndev *nd, u32 val);
+};
+
+/*
+ * The module fills in the callbacks (all called under RTNL); the rest is
+ * set by xnet_ndev_table_start().
+ */
+struct xnet_ndev_table {
+	/*
+	 * The entry for @dev (zeroed, charged to the device's creator),
+	 * NULL when the module leaves @dev alone, or ERR_PTR(-ENOMEM).
+	 */
+	struct xnet_ndev *(*alloc)(struct net_device *dev);
+	/* Listed, files made: the module's part. An error detaches it. */
+	int (*attached)(struct xnet_ndev *nd);
+	/*
+	 * Off the list, files gone: undo what attached() did, or any part
+	 * of it (or nothing: it never ran), and free the entry.
+	 */
+	void (*release)(struct xnet_ndev *nd);
+	void (*on_down)(struct xnet_ndev *nd);		/* NETDEV_DOWN, or NULL */
+	void (*on_rename)(struct xnet_ndev *nd);	/* NETDEV_CHANGENAME, or NULL */
+
+	/* On every entry's device: the knob, the stats file. */
+	struct attribute *attrs[3];
+	struct attribute_group group;
+	struct list_head list;		/* of xnet_ndev, RTNL */
+	struct notifier_block nb;
+	bool loading;		/* register_netdevice_notifier() replays */
+};
+
+/* RTNL. */
+static inline struct xnet_ndev *xnet_ndev_find(struct xnet_ndev_table *t,
+					       const struct net_device *dev)
+{
+	struct xnet_ndev *nd;
+
+	ASSERT_RTNL();
+	list_for_each_entry(nd, &t->list, node)
+		if (nd->dev == dev)
+			return nd;
+	return NULL;
+}
+
+/* True while the module loads: the notifier replays existing devices. */
+static inline bool xnet_ndev_loading(const struct xnet_ndev_table *t)
+{
+	return READ_ONCE(t->loading);
+}
+
+/* RTNL: files removed, off the list, released. */
+static inline void xnet_ndev_detach(struct xnet_ndev_table *t,
+				    struct xnet_ndev *nd)
+{
+	sysfs_remove_group(&nd->dev->dev.kobj, &t->group);
+	list_del(&nd->node);
+	t->release(nd);
+}
+
+/*
+ * RTNL. 0, or an error when the device could not be handled (warned,
+ * nothing of it left).
+ */
+static inline int xnet_ndev_attach(struct xnet_ndev_table *t,
+				   struct net_device *dev)
+{
+	struct xnet_ndev *nd;
+	int err;
+
+	if (xnet_ndev_find(t, dev))
+		return 0;
+	nd = t->alloc(dev);
+	if (IS_ERR_OR_NULL(nd)) {
+		if (nd && net_ratelimit())
+			netdev_warn(dev, KBUILD_MODNAME ": out of memory, device not handled\n");
+		return PTR_ERR_OR_ZERO(nd);
+	}
+	nd->dev = dev;
+	err = sysfs_create_group(&dev->dev.kobj, &t->group);
+	if (err) {
+		if (net_ratelimit())
+			netdev_warn(dev, KBUILD_MODNAME ": no sysfs files: %d\n", err);
+		t->release(nd);
+		return err;
+	}
+	list_add(&nd->node, &t->list);
+	err = t->attached(nd);
+	if (err)
+		xnet_ndev_detach(t, nd);
+	return err;
+}
+
+static inline int xnet_ndev_notify(struct notifier_block *nb,
+				   unsigned long event, void *ptr)
+{
+	struct xnet_ndev_table *t = container_of(nb, struct xnet_ndev_table, nb);
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	void (*hook)(struct xnet_ndev *nd) = NULL;
+	struct xnet_ndev *nd;
+
+	switch (event) {
+	case NETDEV_REGISTER:
+		/* At load (the notifier's replay) a failure fails the load. */
+		if (xnet_ndev_attach(t, dev) && xnet_ndev_loading(t))
+			return notifier_from_errno(-ENOMEM);
+		return NOTIFY_DONE;
+	case NETDEV_UNREGISTER:
+		nd = xnet_ndev_find(t, dev);
+		if (nd)
+			xnet_ndev_detach(t, nd);
+		return NOTIFY_DONE;
+	case NETDEV_DOWN:
+		hook = t->on_down;
+		break;
+	case NETDEV_CHANGENAME:
+		hook = t->on_rename;
+		break;
+	}
+	nd = hook ? xnet_ndev_find(t, dev) : NULL;
+	if (nd)
+		hook(nd);
+	return NOTIFY_DONE;
+}
+
+/*
+ * Every existing device (in every netns) and every later one attached,
+ * with two sysfs files: @knob and @stats. An error: nothing attached (the
+ * replay of NETDEV_UNREGISTER detached those done).
+ */
+static inline int xnet_ndev_table_start(struct xnet_ndev_table *t,
+					struct xnet_ndev_knob *knob,
+					struct device_attribute *stats)
+{
+	int err;
+
+	t->attrs[0] = &knob->attr.attr;
+	t->attrs[1] = &stats->attr;
+	t->attrs[2] = NULL;
+	t->group.attrs = t->attrs;
+	INIT_LIST_HEAD(&t->list);
+	t->nb.notifier_call = xnet_ndev_notify;
+	WRITE_ONCE(t->loading, true);
+	err = register_netdevice_notifier(&t->nb);
+	WRITE_ONCE(t->loading, false);
+	return err;
+}
+
+/* Every device detached, no more attached. */
+static inline void xnet_ndev_table_stop(struct xnet_ndev_table *t)
+{
+	struct xnet_ndev *nd, *tmp;
+
+	/* Replays NETDEV_UNREGISTER for every device: all detached. */
+	unregister_netdevice_notifier(&t->nb);
+	rtnl_lock();
+	list_for_each_entry_safe(nd, tmp, &t->list, node)
+		xnet_ndev_detach(t, nd);
+	rtnl_unlock();
+}
+
+/* The knob's show and store. */
+static inline ssize_t xnet_ndev_knob_show(struct device *d,
+					  struct device_attribute *attr,
+					  char *buf)
+{
+	const struct xnet_ndev_knob *k = container_of(attr, struct xnet_ndev_knob, attr);
+	struct xnet_ndev *nd;
+	u32 n = 0;
+
+	if (!rtnl_trylock())
+		return restart_syscall();
+	nd = xnet_ndev_find(k->table, to_net_dev(d));
+	if (nd)
+		n = k->get(nd);
+	rtnl_unlock();
+	return sysfs_emit(buf, "%u\n", n);
+}
+
+static inline ssize_t xnet_ndev_knob_store(struct device *d,
+					   struct device_attribute *attr,
+					   const char *buf, size_t len)
+{
+	const struct xnet_ndev_knob *k = container_of(attr, struct xnet_ndev_knob, attr);
+	struct net_device *dev = to_net_dev(d);
+	const char *name = attr->attr.name;
+	struct xnet_parse_res res;
+	struct xnet_ndev *nd;
+	unsigned int val;
+	int err;
+
+	if (k->flags & XNET_KNOB_INIT_NS_ADMIN ? !capable(CAP_NET_ADMIN) :
+	    !ns_capable(dev_net(dev)->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	if (xnet_parse_u32(buf, len, 0, k->max, &val, &res) != XNET_OK) {
+		int n = min_t(size_t, strcspn(buf, "\n"), 32);
+
+		if (k->flags & XNET_KNOB_REFUSAL_ERR)
+			pr_err_ratelimited("%s: %s: '%.*s' refused: %s (0..%u)\n",
+					   netdev_name(dev), name, n, buf,
+					   xnet_err_str(res.err), k->max);
+		else
+			pr_warn_ratelimited("%s: %s: '%.*s' refused: %s (0..%u)\n",
+					    netdev_name(dev), name, n, buf,
+					    xnet_err_str(res.err), k->max);
+		return -EINVAL;
+	}
+	if (!rtnl_trylock())
+		return restart_syscall();
+	nd = xnet_ndev_find(k->table, dev);
+	err = nd ? k->set(nd, val) : -ENODEV;
+	rtnl_unlock();
+	return err ? err : len;
+}
+
+/* An RCU hash of objects by net device (readers: rcu_read_lock()). */
+#define XNET_DEVHASH_BITS	6
+
+struct xnet_devhash {
+	DECLARE_HASHTABLE(heads, XNET_DEVHASH_BITS);
+};
+
+/* Embedded in the objects of an xnet_devhash. */
+struct xnet_devnode {
+	struct hlist_node hnode;
+	struct net_device *dev;
+};
+
+/* Writers serialised by the caller (RTNL). */
+static inline void xnet_devhash_add(struct xnet_devhash *h,
+				    struct xnet_devnode *n,
+				    struct net_device *dev)
+{
+	n->dev = dev;
+	hash_add_rcu(h->heads, &n->hnode, (unsigned long)dev);
+}
+
+/* The caller waits for a grace period before freeing @n. */
+static inline void xnet_devhash_del(struct xnet_devnode *n)
+{
+	hash_del_rcu(&n->hnode);
+}
+
+/* RCU (or rcu_read_lock_bh(), as dev_queue_xmit). */
+static __always_inline struct xnet_devnode *
+xnet_devhash_find(struct xnet_devhash *h, const struct net_device *dev)
+{
+	struct xnet_devnode *n;
+
+	hash_for_each_possible_rcu(h->heads, n, hnode, (unsigned long)dev)
+		if (n->dev == dev)
+			return n;
+	return NULL;
+}
+
+#endif /* XNET_COMMON_NETDEV_TABLE_H */
