@@ -36,7 +36,7 @@
 
 /* Embedded in the module's per-device entry. */
 struct xnet_ndev {
-	struct list_head node;		/* the table's list, RTNL */
+	struct hlist_node node;		/* the table's list, RTNL */
 	struct net_device *dev;
 };
 
@@ -63,7 +63,7 @@ struct xnet_ndev_knob {
 
 /*
  * The module fills in the callbacks (all called under RTNL); the rest is
- * set by xnet_ndev_table_start().
+ * set by xnet_ndev_table_start() (the list is empty when zeroed).
  */
 struct xnet_ndev_table {
 	/*
@@ -84,7 +84,7 @@ struct xnet_ndev_table {
 	/* On every entry's device: the knob, the stats file. */
 	struct attribute *attrs[3];
 	struct attribute_group group;
-	struct list_head list;		/* of xnet_ndev, RTNL */
+	struct hlist_head list;		/* of xnet_ndev, RTNL */
 	struct notifier_block nb;
 	bool loading;		/* register_netdevice_notifier() replays */
 };
@@ -96,7 +96,7 @@ static inline struct xnet_ndev *xnet_ndev_find(struct xnet_ndev_table *t,
 	struct xnet_ndev *nd;
 
 	ASSERT_RTNL();
-	list_for_each_entry(nd, &t->list, node)
+	hlist_for_each_entry(nd, &t->list, node)
 		if (nd->dev == dev)
 			return nd;
 	return NULL;
@@ -113,7 +113,7 @@ static inline void xnet_ndev_detach(struct xnet_ndev_table *t,
 				    struct xnet_ndev *nd)
 {
 	sysfs_remove_group(&nd->dev->dev.kobj, &t->group);
-	list_del(&nd->node);
+	hlist_del(&nd->node);
 	t->release(nd);
 }
 
@@ -143,7 +143,7 @@ static inline int xnet_ndev_attach(struct xnet_ndev_table *t,
 		t->release(nd);
 		return err;
 	}
-	list_add(&nd->node, &t->list);
+	hlist_add_head(&nd->node, &t->list);
 	err = t->attached(nd);
 	if (err)
 		xnet_ndev_detach(t, nd);
@@ -197,7 +197,6 @@ static inline int xnet_ndev_table_start(struct xnet_ndev_table *t,
 	t->attrs[1] = &stats->attr;
 	t->attrs[2] = NULL;
 	t->group.attrs = t->attrs;
-	INIT_LIST_HEAD(&t->list);
 	t->nb.notifier_call = xnet_ndev_notify;
 	WRITE_ONCE(t->loading, true);
 	err = register_netdevice_notifier(&t->nb);
@@ -208,12 +207,13 @@ static inline int xnet_ndev_table_start(struct xnet_ndev_table *t,
 /* Every device detached, no more attached. */
 static inline void xnet_ndev_table_stop(struct xnet_ndev_table *t)
 {
-	struct xnet_ndev *nd, *tmp;
+	struct hlist_node *tmp;
+	struct xnet_ndev *nd;
 
 	/* Replays NETDEV_UNREGISTER for every device: all detached. */
 	unregister_netdevice_notifier(&t->nb);
 	rtnl_lock();
-	list_for_each_entry_safe(nd, tmp, &t->list, node)
+	hlist_for_each_entry_safe(nd, tmp, &t->list, node)
 		xnet_ndev_detach(t, nd);
 	rtnl_unlock();
 }

@@ -459,7 +459,7 @@ static unsigned int nr_attached(void)
 	unsigned int n = 0;
 
 	rtnl_lock();
-	list_for_each_entry(nd, &xfl_devs.list, node)
+	hlist_for_each_entry(nd, &xfl_devs.list, node)
 		n++;
 	rtnl_unlock();
 	return n;
