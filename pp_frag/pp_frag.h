@@ -3,6 +3,7 @@
 #define PP_FRAG_H
 
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
@@ -74,7 +75,32 @@ extern atomic_long_t ppf_handed_over;	/* busy when let go: freed by their last p
 int ppf_hook_init(void);
 void ppf_hook_exit(void);
 
-/* main.c */
+/* devices.c: one per net device, for its sysfs files and pool; RTNL. */
+struct ppf_dev {
+	struct xnet_ndev nd;		/* the device table: list, device */
+	struct ppf_pool *pool;		/* published in the RCU hash too */
+	struct device *dma_dev;		/* a driver's DMA opt-in */
+};
+
+extern struct list_head ppf_pools;	/* every pool, under ppf_mutex */
+extern struct mutex ppf_mutex;	/* pools: list, shrinking, DMA (un)mapping */
 struct ppf_pool *ppf_pool_of(const struct net_device *dev);	/* RCU */
+struct ppf_dev *ppf_find(struct net_device *dev);		/* RTNL */
+int ppf_devices_start(void);
+void ppf_devices_stop(void);
+
+/* params.c */
+unsigned int ppf_named_pages(const char *name);
+
+/* shrink.c */
+int ppf_shrinker_init(void);
+void ppf_shrinker_exit(void);
+
+/* dma.c */
+void ppf_dma_off(struct ppf_dev *pd);				/* RTNL */
+
+/* debugfs.c */
+void ppf_debugfs_init(void);
+void ppf_debugfs_exit(void);
 
 #endif /* PP_FRAG_H */
