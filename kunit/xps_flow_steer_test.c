@@ -32,14 +32,14 @@
  *
  * The files are compiled into this translation unit (as nvme_tcp_prio_sock
  * does), so the cases read the NIC's rings and counters and xps_flow's
- * table and stats. XNET_TESTNIC_KUNIT and XPS_FLOW_KUNIT leave out their
- * module_init/exit (and xps_flow's C glue, defined once per object by
- * xnet_core_rt_test.c); the cases call tn_start()/tn_create() and
- * xfl_start()/xfl_stop(), the bodies of those module inits and exits.
+ * table and stats. XNET_TESTNIC_KUNIT leaves out the NIC's module_init/exit;
+ * xps_flow's (and its C glue, defined once per object by
+ * xnet_core_rt_test.c) are in xps_flow/module.c, not included. The cases
+ * call tn_start()/tn_create() and xfl_start()/xfl_stop(), the bodies of
+ * those module inits and exits.
  */
 #define XNET_TESTNIC_KUNIT
 #include "../tests/testnic/xnet_testnic.c"
-#define XPS_FLOW_KUNIT
 #include "../xps_flow/main.c"
 #include "../xps_flow/steer.c"
 #include "../xps_flow/queues.c"

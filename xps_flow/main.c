@@ -9,6 +9,8 @@
  * net_device_ops) is in steer.c; Documentation/xps-flow.md explains it.
  * While steering is on for any device the module is in use: rmmod is
  * refused (EBUSY) until every table is 0 again or its device is gone.
+ * module.c loads and unloads (xfl_start(), xfl_stop()); KUnit compiles
+ * this file, steer.c and queues.c into its suite without it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,14 +24,6 @@
 
 #include <xnet/abi.h>
 #include <xnet/xps_abi.h>
-/*
- * KUnit (kunit/xps_flow_steer_test.c) includes this file with
- * XPS_FLOW_KUNIT defined: the test object defines the C glue itself and
- * calls xfl_start()/xfl_stop() around each case instead of module_init.
- */
-#ifndef XPS_FLOW_KUNIT
-#include <xnet/kernel/glue_impl.h>
-#endif
 
 #include "xps_flow.h"
 
@@ -202,14 +196,16 @@ static struct xnet_ndev_table xfl_devs = {
 	.on_down = xfl_down,
 };
 
-static int xfl_start(void)
+/* The module's load (module.c); KUnit calls it around each case. */
+int xfl_start(void)
 {
 	xfl_key_init();
 	xfl_hold_set(READ_ONCE(xfl_hold_max_ms));
 	return xnet_ndev_table_start(&xfl_devs, &xfl_table_cnt, &dev_attr_xps_flow_stats);
 }
 
-static void xfl_stop(void)
+/* The module's unload. */
+void xfl_stop(void)
 {
 	xnet_ndev_table_stop(&xfl_devs);
 	synchronize_net();
@@ -220,21 +216,3 @@ static void xfl_stop(void)
 	 */
 	xfl_hooks_free();
 }
-
-#ifndef XPS_FLOW_KUNIT
-static int __init xps_flow_init(void)
-{
-	return xfl_start();
-}
-
-static void __exit xps_flow_exit(void)
-{
-	xfl_stop();
-}
-
-module_init(xps_flow_init);
-module_exit(xps_flow_exit);
-#endif
-
-MODULE_DESCRIPTION("XPS transmit flow steering with BQL in-flight tracking");
-MODULE_LICENSE("GPL");

@@ -69,6 +69,8 @@ u32 xfl_entries_in_use(struct xfl_dev *xd);
 int xfl_queues_add(struct xfl_dev *xd);		/* RTNL held */
 void xfl_queues_del(struct xfl_dev *xd);		/* RTNL held */
 void xfl_key_init(void);			/* before any device is hooked */
+int xfl_start(void);				/* main.c: the load */
+void xfl_stop(void);				/* ... and the unload */
 
 /* @xd's counters summed over CPUs (a snapshot). RCU or RTNL. */
 static inline void xfl_stats_sum(const struct xfl_dev *xd, struct xfl_stats *sum)
