@@ -23,12 +23,14 @@
 #   target-stem     the object's name without .o (for CXXFLAGS_<stem>.o)
 #   depfile         the -MMD output that fixdep turns into .cmd
 #   if_changed_dep  rebuild when the command line or a dependency changed
-#   cmd_objtool     objtool on the object, as for C (empty when it is off)
+#   cmd_objtool     objtool on the object, as for C; defined only with
+#                   CONFIG_OBJTOOL (x86: yes; UML, for KUnit: no)
 #   quiet_modtag    the "[M]" of the quiet build line
 # A kernel that renamed one would compile C++ with wrong or no flags and say
 # nothing: every C++ compile first checks that each is still defined.
 XNET_KBUILD_INTERNALS := _c_flags modkern_cflags basename_flags \
-	modname_flags target-stem depfile if_changed_dep cmd_objtool quiet_modtag
+	modname_flags target-stem depfile if_changed_dep quiet_modtag \
+	$(if $(CONFIG_OBJTOOL),cmd_objtool)
 xnet-kbuild-check = $(foreach v,$(XNET_KBUILD_INTERNALS),$(if \
 	$(filter undefined,$(origin $(v))),$(error scripts/cxx.mk: this \
 	kernel's kbuild has no '$(v)', which compiling C++ relies on)))
