@@ -9,14 +9,14 @@
  * This file: the per-device skeleton of xps_flow and pp_frag. A table of
  * entries, one per net device the module handles, each embedding a struct
  * xnet_ndev: kept on a list under RTNL, made and removed by a netdevice
- * notifier, with the module's sysfs group on the device. At load the
- * notifier's replay of NETDEV_REGISTER attaches every existing device, and
- * a failure there fails the load (the replay of NETDEV_UNREGISTER then
- * detaches those done); a device registered later that cannot be handled
- * is only left alone (warned). The module's part is a few callbacks in
- * its struct xnet_ndev_table. Also: a sysfs file of the device holding a
- * u32 (struct xnet_ndev_knob), and an RCU hash of objects by device
- * (struct xnet_devhash) for lookups outside RTNL.
+ * notifier, with two sysfs files on the device: the module's knob (a u32,
+ * struct xnet_ndev_knob) and its stats file. At load the notifier's
+ * replay of NETDEV_REGISTER attaches every existing device, and a failure
+ * there fails the load (the replay of NETDEV_UNREGISTER then detaches
+ * those done); a device registered later that cannot be handled is only
+ * left alone (warned). The module's part is a few callbacks in its struct
+ * xnet_ndev_table. Also: an RCU hash of objects by device (struct
+ * xnet_devhash) for lookups outside RTNL.
  */
 #ifndef XNET_COMMON_NETDEV_TABLE_H
 #define XNET_COMMON_NETDEV_TABLE_H
