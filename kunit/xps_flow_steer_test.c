@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite xps_flow_steer: xps_flow's datapath (xps_flow/main.c,
- * steer.c, queues.c) on a real test NIC (tests/testnic/xnet_testnic.c: a
+ * steer.c, queues.c) on a real test NIC (tests/testnic/: a
  * peer pair with two TX queues, real BQL and a per-queue completion
  * delay), with real skbs through dev_queue_xmit().
  *
@@ -39,7 +39,12 @@
  * those module inits and exits.
  */
 #define XNET_TESTNIC_KUNIT
-#include "../tests/testnic/xnet_testnic.c"
+#include "../tests/testnic/main.c"
+#include "../tests/testnic/netdev.c"
+#include "../tests/testnic/tx.c"
+#include "../tests/testnic/wire.c"
+#include "../tests/testnic/dma.c"
+#include "../tests/testnic/debugfs.c"
 #include "../xps_flow/main.c"
 #include "../xps_flow/steer.c"
 #include "../xps_flow/queues.c"
