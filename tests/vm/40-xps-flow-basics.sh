@@ -124,7 +124,7 @@ for sz in 4096 0 16 1 0 256; do
 done
 wait $spid
 declare -A ST=()
-while read -r k v; do ST[$k]=$v; done <$S/d0/xps_flow_stats
+kv_read ST $S/d0/xps_flow_stats
 read -r sent <"$XNET_TMP/sent"
 ktap_diag "sent $sent, stats: lookups ${ST[lookups]} recorded ${ST[recorded]} in_use ${ST[in_use]}"
 # The table is on for most of the run (4096, 16, 1 and 256 of the six

@@ -55,7 +55,7 @@ wput $CNT 4096 || fail "enable"
 fwd "forwarded, xps_flow on"
 [ "${W[reordered]}" -eq 0 ] || fail "${W[reordered]} forwarded packets reordered with steering on"
 declare -A ST=()
-while read -r k v; do ST[$k]=$v; done </sys/class/net/tn0/xps_flow_stats
+kv_read ST /sys/class/net/tn0/xps_flow_stats
 ktap_diag "stats: lookups ${ST[lookups]} moves ${ST[moves]} held ${ST[held]} in_use ${ST[in_use]}"
 [ "${ST[held]}" -gt 0 ] || fail "no forwarded flow held back"
 wput $CNT 0 || fail "disable"

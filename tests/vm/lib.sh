@@ -103,6 +103,26 @@ rd() {
 	read -r R <"$1" || true
 }
 
+# kv_read ARRAY FILE: FILE's "key value" lines into the associative array
+# ARRAY (emptied first). The file is read whole (mapfile): a loop of read
+# builtins seeks back after every line, and a sysfs or debugfs file is
+# generated anew at that offset, so a counter that grew a digit in between
+# shifts the rest under the reader (a blank line, a key cut in two).
+kv_read() {
+	local -n _kv=$1
+	local _l _k _v _lines=()
+	_kv=()
+	mapfile -t _lines <"$2" || return 1
+	for _l in "${_lines[@]}"; do
+		_k=${_l%% *}
+		[ -n "$_k" ] || continue
+		_v=${_l#"$_k"}
+		_v=${_v#"${_v%%[! ]*}"}
+		# shellcheck disable=SC2004 # _kv is associative (the caller's)
+		_kv[$_k]=$_v
+	done
+}
+
 # mod_path DIR/NAME -> $XNET_SRC/DIR/NAME.ko
 mod_path() { echo "$XNET_SRC/${1%.ko}.ko"; }
 

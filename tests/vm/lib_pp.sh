@@ -16,22 +16,16 @@ pp_pages() { read -r R </sys/class/net/"$1"/pp_frag_pool_pages; }
 # pp_stats DEV [NS]: DEV's pp_frag_stats into the associative array PS.
 declare -A PS=()
 pp_stats() {
-	local k v
-	PS=()
 	if [ -n "${2:-}" ]; then
-		while read -r k v; do PS[$k]=$v; done < <($IP netns exec "$2" cat /sys/class/net/"$1"/pp_frag_stats)
+		kv_read PS <($IP netns exec "$2" cat /sys/class/net/"$1"/pp_frag_stats)
 	else
-		while read -r k v; do PS[$k]=$v; done </sys/class/net/"$1"/pp_frag_stats
+		kv_read PS /sys/class/net/"$1"/pp_frag_stats
 	fi
 }
 
 # pp_global: /sys/kernel/debug/pp_frag/global into the array PG.
 declare -A PG=()
-pp_global() {
-	local k v
-	PG=()
-	while read -r k v; do PG[$k]=$v; done <$PPG
-}
+pp_global() { kv_read PG $PPG; }
 
 # pp_veth_setup: namespaces ppa (ppa0, 10.97.0.1) and ppb (ppb0, 10.97.0.2)
 # joined by a veth pair; pp_veth_cleanup removes both.

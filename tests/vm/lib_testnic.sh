@@ -19,23 +19,20 @@ NS=tnns
 
 declare -A W Q
 # wire DEV -> W[key]=value
-wire() {
-	local k v
-	W=()
-	while read -r k v; do W[$k]=$v; done <"$D/$1/wire"
-}
+wire() { kv_read W "$D/$1/wire"; }
 
 # queues DEV -> Q[txq.column]=value
+# (Read whole, as kv_read does, and for the same reason.)
 queues() {
-	local -a cols vals
-	local i
+	local -a cols vals lines
+	local i l
 	Q=()
-	{
-		read -r -a cols
-		while read -r -a vals; do
-			for i in "${!cols[@]}"; do Q[${vals[0]}.${cols[i]}]=${vals[i]}; done
-		done
-	} <"$D/$1/queues"
+	mapfile -t lines <"$D/$1/queues"
+	read -r -a cols <<<"${lines[0]}"
+	for l in "${lines[@]:1}"; do
+		read -r -a vals <<<"$l"
+		for i in "${!cols[@]}"; do Q[${vals[0]}.${cols[i]}]=${vals[i]}; done
+	done
 }
 
 carrier_up() { # DEV
@@ -87,19 +84,11 @@ send() {
 
 # xstats: tn0's xps_flow_stats into ST[key].
 declare -A ST=()
-xstats() {
-	local k v
-	ST=()
-	while read -r k v; do ST[$k]=$v; done </sys/class/net/tn0/xps_flow_stats
-}
+xstats() { kv_read ST /sys/class/net/tn0/xps_flow_stats; }
 
 # dma [DEV]: DEV's (tn0) DMA counters into DM[key].
 declare -A DM=()
-dma() {
-	local k v
-	DM=()
-	while read -r k v; do DM[$k]=$v; done <"$D/${1:-tn0}/dma"
-}
+dma() { kv_read DM "$D/${1:-tn0}/dma"; }
 
 # mapped_idle [DEV]: every DMA map of DEV undone (nothing on the rings).
 mapped_idle() { dma "${1:-tn0}"; [ "${DM[maps]}" -eq "${DM[unmaps]}" ]; }
