@@ -72,20 +72,25 @@ declare -A S=()
 # snap PREFIX: pgalloc sum, /proc/stat busy and kernel ticks, the pool's
 # stats of $DEV, the test NIC's DMA counters.
 snap() {
-	local k v a=0 u n s q sq st f
-	while read -r k v; do
-		[[ $k == pgalloc_* ]] && a=$((a + v))
-	done </proc/vmstat
+	local k a=0 u n s q sq st f
+	local -A kv=()
+	# Files read whole (kv_read, lib.sh): a read loop can see shifted lines.
+	kv_read kv /proc/vmstat
+	for k in "${!kv[@]}"; do
+		[[ $k == pgalloc_* ]] && a=$((a + kv[$k]))
+	done
 	read -r _ u n s _ _ q sq st _ </proc/stat
 	S[$1.alloc]=$a
 	S[$1.busy]=$((u + n + s + q + sq + st))
 	S[$1.kern]=$((s + q + sq))
 	for k in served recycled fresh fallback; do S[$1.$k]=0; done
 	f=/sys/class/net/$DEV/pp_frag_stats
-	while read -r k v; do S[$1.$k]=$v; done <"$f"
+	kv_read kv "$f"
+	for k in "${!kv[@]}"; do S[$1.$k]=${kv[$k]}; done
 	S[$1.maps]=0 S[$1.saved]=0
 	if [ "$HAVE_DMA" = 1 ] && [ "$DEV" = tn0 ]; then
-		while read -r k v; do S[$1.$k]=$v; done <"$DMA_CNT"
+		kv_read kv "$DMA_CNT"
+		for k in "${!kv[@]}"; do S[$1.$k]=${kv[$k]}; done
 	fi
 }
 # record SECTION MODE RUN key=value...: one raw line with the deltas.
@@ -217,7 +222,7 @@ wait_pid $RECV_PID 10 || log "pp_stream receiver still running"
 
 # ---- pools off: every page given back (module counters)
 declare -A G=()
-while read -r k v; do G[$k]=$v; done <"$GLOBAL"
+kv_read G "$GLOBAL"
 echo "global ${G[pages_owned]} ${G[orphans]} ${G[handed_over]}" >>"$RAW"
 log "after disabling the pools: pages_owned=${G[pages_owned]} orphans=${G[orphans]} handed_over=${G[handed_over]}"
 

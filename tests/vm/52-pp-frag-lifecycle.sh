@@ -81,19 +81,19 @@ PYEOF
 # pages (caches of skbs and sockets grow with traffic, not a leak), in $R.
 free_baseline() {
 	wput /proc/sys/vm/drop_caches 3 || fail drop_caches
-	local l k v n=0
-	while read -r l; do
+	local l n=0 lines=()
+	local -A vm=()
+	# Read whole: see kv_read (lib.sh).
+	mapfile -t lines </proc/zoneinfo
+	for l in "${lines[@]}"; do
+		l=${l#"${l%%[! ]*}"}
 		case $l in
 		"pages free "*) n=$((n + ${l##* })) ;;
 		"count: "*) n=$((n + ${l##* })) ;;
 		esac
-	done </proc/zoneinfo
-	while read -r k v; do
-		case $k in
-		nr_slab_reclaimable_B | nr_slab_unreclaimable_B) n=$((n + v)) ;;
-		esac
-	done </proc/vmstat
-	R=$n
+	done
+	kv_read vm /proc/vmstat
+	R=$((n + ${vm[nr_slab_reclaimable_B]:-0} + ${vm[nr_slab_unreclaimable_B]:-0}))
 }
 
 # meminfo_diff OLD: the /proc/meminfo fields that changed since OLD (by 256 kB

@@ -511,12 +511,9 @@ ps_expect() {
 # pstat_read MOD: debugfs stats into PSTAT[name]; tracked, tagged,
 # reapplied, restored must exist.
 pstat_read() {
-	local k v
-	PSTAT=()
+	local k
 	_dbg_file "$1" stats
-	while read -r k v; do
-		[ -n "$k" ] && PSTAT[$k]=$v
-	done <"$NV_F"
+	kv_read PSTAT "$NV_F"
 	for k in tracked tagged reapplied restored; do
 		[[ ${PSTAT[$k]:-} =~ ^[0-9]+$ ]] || fail "$NV_F: no numeric '$k' line"
 	done
