@@ -23,7 +23,8 @@
 #
 # Usage: scripts/vmtest.sh [options] [TEST-GLOB...]
 #   --cpus N          vCPUs (default 2)          --mem MB   RAM (default 1024)
-#   --timeout SEC     per boot (default 300)     --kernel PATH  guest kernel
+#   --timeout SEC     per boot (default 300, see  --kernel PATH  guest kernel
+#                     below)
 #   --append "ARGS"   extra kernel arguments     --keep     keep the log dir
 #   --shell-cmd "CMD" boot, run CMD in the guest (cwd $XNET_SRC), print its
 #                     output, exit with its status
@@ -104,7 +105,7 @@ testdir=${XNET_VM_TESTDIR:-$repo/tests/vm}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/xnet-kmods/vm
 qemu="qemu-system-x86_64"
 
-opt_cpus=2 opt_mem=1024 opt_timeout=300 opt_kernel='' opt_append='' opt_keep=0
+opt_cpus=2 opt_mem=1024 opt_timeout=300 opt_timeout_set=0 opt_kernel='' opt_append='' opt_keep=0
 opt_cmd='' opt_mode=tests opt_verbose=0 opt_icount=0 opt_debug=0 opt_rt=0
 opt_series=''
 globs=()
@@ -129,7 +130,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--cpus) opt_cpus=${2:?}; shift ;;
 	--mem) opt_mem=${2:?}; shift ;;
-	--timeout) opt_timeout=${2:?}; shift ;;
+	--timeout) opt_timeout=${2:?}; opt_timeout_set=1; shift ;;
 	--kernel) opt_kernel=${2:?}; shift ;;
 	--append) opt_append=${2?}; shift ;;
 	--keep) opt_keep=1 ;;
@@ -623,6 +624,16 @@ for t in "${tests[@]}"; do
 	t_taint_ok[$t]=$n_taint_ok
 	t_baseline[$t]=$n_baseline
 done
+# A boot's timeout is its tests' largest, plus 20 s (x the debug kernel's
+# slowness) for each test after the first: 16 tests that take 450 s alone
+# must not time out when another guest shares the host's two CPUs. An
+# explicit --timeout is the boot's timeout as it is.
+if [ $opt_timeout_set -eq 0 ]; then
+	for key in "${grp_order[@]}"; do
+		n=$(printf '%s' "${grp_tests[$key]}" | grep -c .)
+		grp_timeout[$key]=$((grp_timeout[$key] + 20 * ${slow:-1} * (n - 1)))
+	done
+fi
 
 echo "KTAP version 1"
 echo "1..${#tests[@]}"

@@ -40,6 +40,14 @@ def cur_cpu():
         return int(f.read().rsplit(")", 1)[1].split()[36])
 
 
+def gone_at_start(a, e):
+    """With --until-gone, DEV gone before the first packet: a run of none."""
+    if not (a.until_gone and (e.errno in GONE or going(a.dev))):
+        raise e
+    print("sent=0 bursts=0 retries=0 cpus_seen= migrations=0")
+    return 0
+
+
 def going(dev, wait=5.0):
     """True if DEV is (or within WAIT s becomes) gone or down."""
     end = time.monotonic() + wait
@@ -78,8 +86,11 @@ def main():
         host, port = a.udp.rsplit(":", 1)
         fam = socket.AF_INET6 if ":" in host else socket.AF_INET
         s = socket.socket(fam, socket.SOCK_DGRAM)
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE,
-                     a.dev.encode())
+        try:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE,
+                         a.dev.encode())
+        except OSError as e:
+            return gone_at_start(a, e)
         dest = (host.strip("[]"), int(port))
         pad = max(0, a.size - 16)
 
@@ -87,7 +98,10 @@ def main():
             s.sendto(MAGIC + struct.pack("!II", flow, seq) + bytes(pad), dest)
     else:
         s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-        s.bind((a.dev, 0))
+        try:
+            s.bind((a.dev, 0))
+        except OSError as e:
+            return gone_at_start(a, e)
         src = s.getsockname()[4]
         dst = bytes.fromhex(a.dst.replace(":", ""))
         eth = dst + src + struct.pack("!H", ETH_P_SEQ)
