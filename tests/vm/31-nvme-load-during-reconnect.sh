@@ -1,6 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900
+# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900 tcg=single
+#
+# tcg=single (as 52): every insmod and rmmod patches the jump label of the
+# sock:inet_sock_set_state tracepoint in inet_sk_state_store() while the
+# reconnect storm runs it on the other vCPU. Under QEMU's multi-threaded
+# TCG that vCPU can execute a stale translation holding text_poke_bp()'s
+# transient INT3 after the patch is done, and the kernel, finding no patch
+# in progress, oopses ("Oops: int3" at inet_sk_state_store+0x15). Real
+# CPUs serialise after text_poke; taking turns on one host thread, the
+# vCPUs cannot run code while another rewrites it.
 #
 # nvme_tcp_prio loaded in the middle of a reconnect storm: a loop resets
 # the controller back to back (each reset opens 3 new host sockets from a
