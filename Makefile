@@ -87,13 +87,18 @@ setup:
 
 USER_CXXFLAGS := -std=gnu++17 -g -O1 -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer -I$(ROOT)/include
-USER_SRCS := $(wildcard $(ROOT)/tests/user/*_test.cpp)
-USER_OBJS := $(patsubst $(ROOT)/tests/user/%.cpp,$(BUILD)/user/%.o,$(USER_SRCS))
+	-fno-omit-frame-pointer -I$(ROOT)/include -I$(ROOT)
+# The pure C++ logic: the shared core's tests (tests/user/) and each
+# feature's (<feature>/tests/*_test.cpp), linked with the C ABI definitions
+# the modules compile (common/core_abi.cpp and each feature's .cpp).
+USER_SRCS := $(wildcard $(ROOT)/tests/user/*_test.cpp $(ROOT)/*/tests/*_test.cpp) \
+	$(addprefix $(ROOT)/,common/core_abi.cpp nvprio/rules.cpp \
+		xps_flow/decide.cpp pp_frag/frag_pool.cpp)
+USER_OBJS := $(patsubst $(ROOT)/%.cpp,$(BUILD)/user/%.o,$(USER_SRCS))
 
-$(BUILD)/user/%.o: $(ROOT)/tests/user/%.cpp
+$(BUILD)/user/%.o: $(ROOT)/%.cpp
 	@mkdir -p $(@D)
-	@echo "  CXX     $(notdir $@)"; g++ $(USER_CXXFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  CXX     $(patsubst $(ROOT)/%,%,$<)"; g++ $(USER_CXXFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/user/xnet_user_tests: $(USER_OBJS)
 	g++ $(USER_CXXFLAGS) -o $@ $^ -lgtest -lgtest_main -pthread

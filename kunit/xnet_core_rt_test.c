@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite xnet_core_rt: the kernel C++ runtime (include/xnet/kernel/
- * cxxrt.hpp over glue_impl.h) in a real kernel: new/delete run
+ * KUnit suite xnet_core_rt: the kernel C++ runtime (common/cxxrt.cpp over
+ * common/cxxrt_glue.c) in a real kernel: new/delete run
  * constructors and destructors, arrays, virtual dispatch, GFP_ATOMIC
  * allocation, allocation failure (nullptr, no constructor: -fcheck-new),
  * sized deallocation.
  *
- * This is also the one C file of xnet_kunit.o that defines the C glue
- * (glue_impl.h). The glue's kmalloc()/kfree() are routed through a
- * recorder (xnet_core_test_alloc.h) that the suites use to see what the
- * runtime allocated and freed, and to make allocations fail.
+ * This file also compiles the C glue (cxxrt_glue.c) into the KUnit kernel,
+ * where the modules link it as an object of their own. The glue's
+ * kmalloc()/kfree() are routed through a recorder (xnet_core_test_alloc.h)
+ * that the suites use to see what the runtime allocated and freed, and to
+ * make allocations fail.
  */
 #include <kunit/test.h>
 #include <linux/bug.h>
@@ -61,7 +62,7 @@ static void xnet_test_kfree(const void *p)
 #undef kmalloc
 #define kmalloc(size, flags) xnet_test_kmalloc(size, flags)
 #define kfree(p) xnet_test_kfree(p)
-#include <xnet/kernel/glue_impl.h>
+#include "../common/cxxrt_glue.c"
 #undef kmalloc
 #undef kfree
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Test-only C ABI of the C++ core: the kernel C++ runtime (cxxrt.hpp),
+ * Test-only C ABI of the C++ core: the kernel C++ runtime (common/cxxrt.cpp),
  * which include/xnet/abi.h does not expose, wrapped for the KUnit suite
  * xnet_core_rt. Defined by xnet_core_test_glue.cpp. Plain C data only,
  * like abi.h.
@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /*
- * The kernel C++ runtime (cxxrt.hpp). Objects are opaque to C; counters
+ * The kernel C++ runtime (common/cxxrt.cpp). Objects are opaque to C; counters
  * are kept by the C++ side in static storage (no global constructor).
  */
 #define XNET_TEST_RT_LOG 16

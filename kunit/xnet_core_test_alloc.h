@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the C++ runtime's C glue (include/xnet/kernel/glue_impl.h) asked
- * kmalloc()/kfree() for. xnet_core_rt_test.c, the one C file of
- * xnet_kunit.o that includes glue_impl.h, routes the glue's kmalloc() and
- * kfree() through a recorder (the real allocator still does the work) and
- * can make the next allocations fail. Tests run one at a time, so the log
+ * What the C++ runtime's C glue (common/cxxrt_glue.c) asked kmalloc()/
+ * kfree() for. xnet_core_rt_test.c, which compiles the glue into the KUnit
+ * kernel, routes the glue's kmalloc() and kfree() through a recorder (the
+ * real allocator still does the work) and can make the next allocations
+ * fail. Tests run one at a time, so the log
  * is plain data; every suite that uses it resets it in its init.
  */
 #ifndef XNET_CORE_TEST_ALLOC_H

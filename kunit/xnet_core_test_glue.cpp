@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The C++ side of the KUnit suites: the one file of xnet_kunit.o that
- * defines the kernel C++ runtime (cxxrt.hpp) and the core's C ABI
- * (abi_impl.hpp), plus the test-only C ABI (xnet_core_test_abi.h) over what
- * abi.h does not expose. No kernel header: the kernel side is glue.h,
- * defined in C by xnet_core_rt_test.c.
+ * The C++ side of the xnet_core_rt suite: the test-only C ABI
+ * (xnet_core_test_abi.h) over the kernel C++ runtime (common/cxxrt.cpp,
+ * its own object). No kernel header: the kernel side is glue.h, defined in
+ * C by xnet_core_rt_test.c.
  */
-#include <xnet/kernel/cxxrt.hpp>
-#include <xnet/abi_impl.hpp>
+#include <xnet/kernel/new.hpp>
 
 #include "xnet_core_test_abi.h"
 
@@ -265,15 +263,3 @@ extern "C" void *xnet_test_rt_global_sized_delete_array(unsigned long n)
 		::operator delete[](p, n);
 	return p;
 }
-
-/*
- * The NVMe/TCP priority rules' C ABI (include/xnet/prio_abi.h), for
- * nvme_tcp_prio_rules_test.c.
- */
-#include <xnet/prio_abi_impl.hpp>
-
-/* ---- XPS flow steering: the decision's C ABI (xps_flow_decide suite) ---- */
-#include <xnet/xps_abi_impl.hpp>
-
-/* ---- pp_frag: the page-frag pool's C ABI (pp_frag_pool suite) ---- */
-#include <xnet/frag_abi_impl.hpp>

@@ -10,8 +10,6 @@
 
 #include <linux/module.h>
 
-#include <xnet/kernel/glue_impl.h>
-
 #include "../nvprio/prio_sock.h"
 
 static int __init nvmet_tcp_prio_init(void)

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The socket-priority engine shared by nvme_tcp_prio (host) and
-# nvmet_tcp_prio (target): one source, nvprio/prio_sock.c, listed as
-# prio_sock.o in the -y line of both modules. Include from the module's
+# nvmet_tcp_prio (target): nvprio/prio_sock.c and the rules behind it
+# (nvprio/rules.cpp), listed as prio_sock.o and rules.o in the -y line of
+# both modules. Include from the module's
 # Kbuild after scripts/common.mk.
 #
 # Each module compiles its own prio_sock.o from the shared source, in its
@@ -16,3 +17,7 @@ NVPRIO_DIR := $(XNET_ROOT)/nvprio
 $(obj)/prio_sock.o: $(obj)/%.o: $(NVPRIO_DIR)/%.c $(recordmcount_source) FORCE
 	$(call if_changed_rule,cc_o_c)
 	$(call cmd,force_checksrc)
+
+# The priority rules (C++ core, rules.h), compiled the same way.
+$(obj)/rules.o: $(obj)/%.o: $(NVPRIO_DIR)/%.cpp FORCE
+	$(xnet-kbuild-check)$(call if_changed_dep,cxx_o_cpp)

@@ -43,7 +43,7 @@
 #include <net/net_namespace.h>
 #include <net/tcp.h>
 
-#include <xnet/prio_abi.h>
+#include "rules.h"
 
 #include "prio_sock.h"
 

@@ -23,8 +23,6 @@
 #include <linux/init.h>
 #include <linux/module.h>
 
-#include <xnet/kernel/glue_impl.h>
-
 #include "pp_frag.h"
 
 #define PPF_EXIT_WAIT_MS	2000

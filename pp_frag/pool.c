@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pp_frag pools: a device's pages for socket page frags, recycled with a
- * reference bias (include/xnet/frag_pool.hpp has the logic; this file owns
- * the pages, locks, per-CPU caches and DMA mappings).
+ * reference bias (frag_pool.hpp has the logic; this file owns the pages,
+ * locks, per-CPU caches and DMA mappings).
  *
  * Releasing a pool page = dropping the pool's references: bias - 1 with
  * page_ref_sub() (at least one stays ours), then put_page(). An idle page
@@ -33,7 +33,7 @@
 atomic_long_t ppf_pages_owned = ATOMIC_LONG_INIT(0);
 atomic_long_t ppf_handed_over = ATOMIC_LONG_INIT(0);
 
-/* The reference counts the core reads and raises (frag_abi.h). */
+/* The reference counts the core reads and raises (frag_pool.h). */
 unsigned int xnet_frag_page_refs(void *page)
 {
 	return page_ref_count(page);

@@ -9,7 +9,7 @@
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
 
-#include <xnet/frag_abi.h>
+#include "frag_pool.h"
 
 #include "../common/netdev_table.h"
 #include "../common/pcpu_stats.h"

@@ -123,7 +123,7 @@ guard() {	# guard case expect(pass|reject)
 	XNET_ROOT := $src
 	include \$(XNET_ROOT)/scripts/common.mk
 	obj-m := guard.o
-	guard-y := glue.o $c.o
+	guard-y := glue.o $c.o \$(XNET_CORE_OBJS)
 	CXXFLAGS_$c.o := $flags
 	KB
 	kmake M="$dir" modules >"$dir/build.log" 2>&1
@@ -154,7 +154,7 @@ guard_internal() {
 	include \$(XNET_ROOT)/scripts/common.mk
 	XNET_KBUILD_INTERNALS += xnet_renamed_internal
 	obj-m := guard.o
-	guard-y := glue.o good.o
+	guard-y := glue.o good.o \$(XNET_CORE_OBJS)
 	KB
 	kmake M="$dir" modules >"$dir/build.log" 2>&1
 	rc=$?

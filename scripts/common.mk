@@ -10,3 +10,17 @@ XNET_ROOT ?= $(abspath $(if $(filter /%,$(src)),$(src),$(srctree)/$(src))/..)
 ccflags-y += -I$(XNET_ROOT)/include
 include $(XNET_ROOT)/compat/Kbuild.include
 include $(XNET_ROOT)/scripts/cxx.mk
+
+# The core every module links (common/): the kernel C++ runtime
+# (cxxrt.cpp), its kernel side (cxxrt_glue.c) and the core's C ABI
+# (core_abi.cpp, include/xnet/abi.h). Each module compiles its own copies in
+# its own directory, as for the NVMe engine (nvprio/engine.mk): list
+# $(XNET_CORE_OBJS) in the module's -y line.
+XNET_CORE_OBJS := cxxrt.o cxxrt_glue.o core_abi.o
+
+$(addprefix $(obj)/,cxxrt.o core_abi.o): $(obj)/%.o: $(XNET_ROOT)/common/%.cpp FORCE
+	$(xnet-kbuild-check)$(call if_changed_dep,cxx_o_cpp)
+
+$(obj)/cxxrt_glue.o: $(obj)/%.o: $(XNET_ROOT)/common/%.c $(recordmcount_source) FORCE
+	$(call if_changed_rule,cc_o_c)
+	$(call cmd,force_checksrc)

@@ -65,7 +65,18 @@ done
 CXX=${FUZZ_CXX:-clang++}
 CXXFLAGS=(-std=gnu++17 -g -O1 -Wall -Wextra -Werror
 	"-fsanitize=fuzzer,address,undefined" -fno-sanitize-recover=all
-	-fno-omit-frame-pointer -I"$root/include")
+	-fno-omit-frame-pointer -I"$root/include" -I"$root")
+# A target that calls a C ABI (include/xnet/abi.h, a feature's .h) links its
+# definitions, the .cpp files the modules compile: "// LINK: <paths from the
+# project root>" in the target's second line names them.
+link_srcs() {
+	local files f
+
+	read -ra files < <(sed -n '2s|^// LINK: ||p' "$1")
+	for f in "${files[@]}"; do
+		printf '%s\n' "$root/$f"
+	done
+}
 
 mkdir -p "$out/logs" "$out/crashes"
 work=$(mktemp -d "${TMPDIR:-/tmp}/xnet-fuzz.XXXXXX") || exit 1
@@ -90,12 +101,14 @@ if ! "$CXX" "${CXXFLAGS[@]}" -o "$work/probe" "$work/probe.cpp" >"$work/probe.lo
 fi
 echo "fuzz: $("$CXX" --version | head -n 1), ${seconds}s per target"
 
-# Rebuild a target when it, a tests/fuzz header or a core header is newer.
+# Rebuild a target when it, a tests/fuzz header or a core or feature source
+# is newer.
 stale() {
 	local bin=$1 cpp=$2
 
 	[ -x "$bin" ] || return 0
-	[ -n "$(find "$cpp" "$src" "$root/include/xnet" -maxdepth 1 \
+	[ -n "$(find "$cpp" "$src" "$root/include/xnet" "$root/common" \
+		"$root/nvprio" "$root/xps_flow" "$root/pp_frag" -maxdepth 1 \
 		\( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) -newer "$bin" -print -quit)" ]
 }
 
@@ -108,7 +121,8 @@ for t in "${targets[@]}"; do
 
 	if stale "$bin" "$src/$t.cpp"; then
 		echo "  CLANG   $t"
-		if ! "$CXX" "${CXXFLAGS[@]}" -o "$bin.tmp" "$src/$t.cpp" >"$log" 2>&1; then
+		mapfile -t links < <(link_srcs "$src/$t.cpp")
+		if ! "$CXX" "${CXXFLAGS[@]}" -o "$bin.tmp" "$src/$t.cpp" "${links[@]}" >"$log" 2>&1; then
 			cat "$log"
 			echo "fuzz: $t: FAILED to build"
 			rm -f "$bin.tmp"

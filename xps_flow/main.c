@@ -16,6 +16,7 @@
 
 #include <linux/capability.h>
 #include <linux/device.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -23,7 +24,7 @@
 #include <linux/string.h>
 
 #include <xnet/abi.h>
-#include <xnet/xps_abi.h>
+#include "decide.h"
 
 #include "xps_flow.h"
 
@@ -82,8 +83,10 @@ static int xfl_table_cnt_set(struct xnet_ndev *nd, u32 req)
 	struct xfl_dev *xd = container_of(nd, struct xfl_dev, nd);
 	unsigned int size;
 
-	if (xnet_table_size(req, XNET_XPS_MAX_ENTRIES, &size) != XNET_OK)
+	/* Refused above the bound, not clamped: the user sees the bound. */
+	if (req > XNET_XPS_MAX_ENTRIES)
 		return -EINVAL;
+	size = req ? roundup_pow_of_two(req) : 0;
 	if (size && nd->dev->real_num_tx_queues < 2)
 		return -EOPNOTSUPP;
 	if (!size) {

@@ -7,8 +7,6 @@
 #include <linux/init.h>
 #include <linux/module.h>
 
-#include <xnet/kernel/glue_impl.h>
-
 #include "xps_flow.h"
 
 static int __init xps_flow_init(void)

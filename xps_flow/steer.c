@@ -25,7 +25,7 @@
 #include <linux/vmalloc.h>
 
 #include <xnet/abi.h>
-#include <xnet/xps_abi.h>
+#include "decide.h"
 
 #include "xps_flow.h"
 
@@ -159,7 +159,7 @@ static __always_inline u32 xfl_select_key(struct sk_buff *skb)
  * The key at transmit, the one xfl_select_key() gave this packet; or
  * XFL_NO_KEY for a packet that needs the kernel's flow hash and has none:
  * it did not come through the select wrapper (pktgen's start_xmit mode, a
- * single queue): nothing to record, as before.
+ * single queue): nothing to record.
  */
 static __always_inline s64 xfl_xmit_key(const struct sk_buff *skb)
 {

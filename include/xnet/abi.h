@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * C ABI of the C++ core: what C glue (modules, KUnit suites) calls.
- * Plain data only; no kernel or C++ header. Definitions are in abi_impl.hpp,
- * compiled into each module by exactly one of its .cpp files.
+ * Plain data only; no kernel or C++ header. Defined in common/core_abi.cpp.
  */
 #ifndef XNET_ABI_H
 #define XNET_ABI_H
@@ -42,14 +41,6 @@ int xnet_parse_u32_list(const char *s, unsigned long n, char sep,
 			unsigned int min, unsigned int max, unsigned int *out,
 			unsigned int cap, unsigned int *count,
 			struct xnet_parse_res *res);
-
-/* Wrap-safe counter comparison: 1 if @now has reached @mark. */
-int xnet_seq_reached(unsigned int now, unsigned int mark);
-/* Signed distance from @from to @to of two wrapping 32-bit counters. */
-int xnet_seq_diff(unsigned int to, unsigned int from);
-
-/* Power-of-two table size for @req entries, bounded by @max. */
-int xnet_table_size(unsigned int req, unsigned int max, unsigned int *out);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Helpers shared by the *_abi_impl.hpp files (inline, no definitions). */
+/* Helpers shared by the C ABI definitions (the .cpp files; inline). */
 #ifndef XNET_ABI_UTIL_HPP
 #define XNET_ABI_UTIL_HPP
 

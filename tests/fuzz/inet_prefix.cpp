@@ -22,7 +22,7 @@
 #include <cstring>
 #include <string>
 
-#include <xnet/inet.hpp>
+#include <nvprio/inet.hpp>
 
 #include "fuzz_util.hpp"
 #include "ref_inet.hpp"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// LINK: common/core_abi.cpp
 // libFuzzer: -max_len=4200
 // libFuzzer target: separated lists of unsigned decimals
 // (parse::parse_uint_list) and their C ABI xnet_parse_u32_list.
@@ -22,7 +23,8 @@
 #include <string>
 #include <vector>
 
-#include <xnet/abi_impl.hpp>
+#include <xnet/abi.h>
+#include <xnet/parse.hpp>
 
 #include "fuzz_util.hpp"
 

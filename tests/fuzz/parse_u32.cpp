@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// LINK: common/core_abi.cpp
 // libFuzzer: -max_len=4200
 // libFuzzer target: one unsigned decimal (parse::parse_uint, the parser
 // behind every integer module parameter and sysfs file: so_priority,
@@ -17,9 +18,10 @@
 #include <cstdint>
 #include <cstring>
 
-#include <xnet/abi_impl.hpp>
-#include <xnet/frag_abi.h>
-#include <xnet/xps_abi.h>
+#include <xnet/abi.h>
+#include <xnet/parse.hpp>
+#include <pp_frag/frag_pool.h>
+#include <xps_flow/decide.h>
 
 #include "fuzz_util.hpp"
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+// LINK: common/core_abi.cpp nvprio/rules.cpp
 // libFuzzer: -max_len=4200
 // libFuzzer target: the NVMe/TCP priority rules grammar
 // (prio::parse_rules, format_rules, RuleSet::match) and its C ABI
@@ -9,7 +10,7 @@
 //  - the verdict (accepted, or the error kind and the field or rule it
 //    names by offset and length) equals a reference parser written with
 //    std::string splitting, the inet_pton/strtoull references and the
-//    documented grammar (include/xnet/prio_rules.hpp);
+//    documented grammar (nvprio/rules.hpp);
 //  - an accepted set has the reference's rules (fields, prefixes, ports,
 //    priorities), its canonical text is the reference's text (glibc's
 //    inet_ntop for addresses), fits a page and parses back to the same set
@@ -27,8 +28,9 @@
 #include <string>
 #include <vector>
 
-#include <xnet/abi_impl.hpp>
-#include <xnet/prio_abi_impl.hpp>
+#include <xnet/abi.h>
+#include <nvprio/rules.h>
+#include <nvprio/rules.hpp>
 
 #include "fuzz_util.hpp"
 #include "ref_inet.hpp"

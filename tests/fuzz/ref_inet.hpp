@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include <xnet/inet.hpp>
+#include <nvprio/inet.hpp>
 
 #include "fuzz_util.hpp"
 

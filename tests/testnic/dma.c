@@ -35,12 +35,9 @@
 #include "internal.h"
 #include "../../pp_frag/pp_frag_api.h"	/* declarations only: symbol_get */
 
-/* The module's DMA device (every test NIC maps its frags for it); NULL
+/* The module's DMA device (module.c; every test NIC maps its frags for it): NULL
  * under KUnit, which has no module init: no DMA work then.
  */
-#ifndef XNET_TESTNIC_KUNIT
-static struct platform_device *tn_dma_pdev;
-#endif
 struct device *tn_dma_dev;
 bool tn_dma_direct;	/* no dma_map_ops: dma-direct, no IOMMU */
 
@@ -267,46 +264,3 @@ int tn_dma_optout(struct tn_priv *priv)
 	tn_ppf_put(&p);
 	return 0;
 }
-
-/* ---- the DMA device ---------------------------------------------------- */
-
-#ifndef XNET_TESTNIC_KUNIT
-/*
- * One DMA-capable device for the module: a platform device with 64-bit
- * streaming and coherent masks. No driver binds it and no IOMMU is set up
- * for it: dma_map_page() goes through dma-direct (x86 without IOMMU or
- * GART: no dma_map_ops), with no swiotlb bounce (every address fits the
- * mask; bouncing is only forced for swiotlb=force or memory encryption).
- * Which path it is shows in each device's debugfs "dma" file.
- */
-int __init tn_dma_init(void)
-{
-	const struct platform_device_info info = {
-		.name		= KBUILD_MODNAME "_dma",
-		.id		= PLATFORM_DEVID_NONE,
-		.dma_mask	= DMA_BIT_MASK(64),
-	};
-	struct platform_device *pdev;
-	int err;
-
-	pdev = platform_device_register_full(&info);
-	if (IS_ERR(pdev))
-		return PTR_ERR(pdev);
-	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
-	if (err) {
-		platform_device_unregister(pdev);
-		return err;
-	}
-	tn_dma_pdev = pdev;
-	tn_dma_dev = &pdev->dev;
-	tn_dma_direct = !get_dma_ops(tn_dma_dev);
-	return 0;
-}
-
-void tn_dma_exit(void)
-{
-	tn_dma_dev = NULL;
-	platform_device_unregister(tn_dma_pdev);
-	tn_dma_pdev = NULL;
-}
-#endif /* XNET_TESTNIC_KUNIT */

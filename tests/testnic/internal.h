@@ -23,6 +23,7 @@
 #define TN_DELAY_MAX_US		10000000U
 #define TN_DEPTH_MAX		16384U
 #define TN_WAYS			4U
+#define TN_KIND			"xnet_tnic"	/* rtnl link kind */
 #define TN_DNAME_LEN		(IFNAMSIZ + 12)
 
 /* skb->cb while the skb is on a TX ring (the driver owns cb after xmit). */
@@ -140,9 +141,12 @@ struct tn_priv {
 	struct tn_dma_stats dma;
 };
 
-/* main.c: module parameters */
+/* main.c: device parameters, the link kind, creation */
 extern unsigned int tn_txqs, tn_rxqs, tn_delay_us, tn_depth, tn_flow_entries;
 extern bool tn_select_queue;
+int tn_start(void);
+void tn_shutdown(void);
+struct net_device *tn_create(bool with_peer);	/* RTNL */
 
 /* netdev.c */
 extern const struct net_device_ops tn_netdev_ops_select;
@@ -167,8 +171,6 @@ void tn_dma_unmap(struct tn_priv *priv, struct sk_buff *skb);
 struct sk_buff *tn_dma_read(struct tn_priv *priv, struct sk_buff *skb);
 int tn_dma_optin(struct tn_priv *priv);
 int tn_dma_optout(struct tn_priv *priv);
-int tn_dma_init(void);
-void tn_dma_exit(void);
 
 /* debugfs.c */
 extern struct dentry *tn_dbg_root;

@@ -5,8 +5,9 @@
  * No QEMU NIC gives a 6.1 guest multi-queue TX with BQL; this device does,
  * in the spirit of netdevsim. It is built and loaded by tests only.
  *
- * This file: the module, its parameters, the link kind (creation and
- * deletion of devices and pairs) and the netdevice notifier. The others:
+ * This file: the device parameters, the link kind (creation and deletion
+ * of devices and pairs) and the netdevice notifier. The others:
+ *   module.c   what only the loaded module has: init/exit, the DMA device
  *   netdev.c   net_device_ops, ethtool_ops, device setup
  *   tx.c       TX rings, BQL, completion (NAPI and its timer), TX quiesce
  *   wire.c     the wire: flow tracking, delivery to the peer's RX queues
@@ -44,17 +45,6 @@
 
 #include "internal.h"
 
-#define TN_KIND			"xnet_tnic"
-#define TN_QUEUES_MAX		256U
-#define TN_FLOWS_MIN		TN_WAYS
-#define TN_FLOWS_MAX		65536U
-
-static unsigned int tn_pairs = 1;
-module_param_named(pairs, tn_pairs, uint, 0444);
-MODULE_PARM_DESC(pairs, "peer pairs created at load (tn0<->tn1, ...)");
-static unsigned int tn_singles;
-module_param_named(singles, tn_singles, uint, 0444);
-MODULE_PARM_DESC(singles, "devices without a peer created at load");
 unsigned int tn_txqs = 4;
 module_param_named(txqs, tn_txqs, uint, 0444);
 MODULE_PARM_DESC(txqs, "TX queues per device (1..256)");
@@ -209,7 +199,7 @@ static struct rtnl_link_ops tn_link_ops = {
  * RTNL held: a device in init_net named tn%d, with a peer or without
  * (its peer is the next tn%d). Returns the device or an ERR_PTR.
  */
-static struct net_device *tn_create(bool with_peer)
+struct net_device *tn_create(bool with_peer)
 {
 	struct net_device *dev;
 	int err;
@@ -258,10 +248,10 @@ static struct notifier_block tn_notifier = {
 
 /*
  * The link kind, the notifier and the debugfs root: what the module sets up
- * before creating its devices, and KUnit (kunit/xps_flow_steer_test.c,
+ * before creating its devices, and KUnit (xps_flow/tests/xps_flow_steer_test.c,
  * which includes these files and creates devices with tn_create()) per suite.
  */
-static int tn_start(void)
+int tn_start(void)
 {
 	int err;
 
@@ -284,80 +274,10 @@ err_dbg:
 }
 
 /* Deletes every device of this kind in every netns, then undoes tn_start. */
-static void tn_shutdown(void)
+void tn_shutdown(void)
 {
 	rtnl_link_unregister(&tn_link_ops);
 	unregister_netdevice_notifier(&tn_notifier);
 	debugfs_remove_recursive(tn_dbg_root);
 	tn_dbg_root = NULL;
 }
-
-#ifndef XNET_TESTNIC_KUNIT
-static int __init tn_check_param(const char *name, unsigned int val,
-				 unsigned int min, unsigned int max)
-{
-	if (val >= min && val <= max)
-		return 0;
-	pr_err("%s=%u out of range %u..%u\n", name, val, min, max);
-	return -EINVAL;
-}
-
-static int __init tn_init(void)
-{
-	unsigned int i;
-	int err;
-
-	BUILD_BUG_ON(sizeof(struct tn_skb_cb) >
-		     sizeof_field(struct sk_buff, cb));
-	BUILD_BUG_ON(sizeof(struct tn_flow_key) % sizeof(u32));
-	BUILD_BUG_ON(MAX_SKB_FRAGS > 32);	/* tn_skb_cb.dma_own */
-	err = tn_check_param("pairs", tn_pairs, 0, 64) ?:
-	      tn_check_param("singles", tn_singles, 0, 64) ?:
-	      tn_check_param("txqs", tn_txqs, 1, TN_QUEUES_MAX) ?:
-	      tn_check_param("rxqs", tn_rxqs, 1, TN_QUEUES_MAX) ?:
-	      tn_check_param("delay_us", tn_delay_us, 0, TN_DELAY_MAX_US) ?:
-	      tn_check_param("depth", tn_depth, 1, TN_DEPTH_MAX) ?:
-	      tn_check_param("flow_entries", tn_flow_entries, 1, TN_FLOWS_MAX);
-	if (err)
-		return err;
-	tn_flow_entries = roundup_pow_of_two(max(tn_flow_entries,
-						 TN_FLOWS_MIN));
-
-	err = tn_dma_init();
-	if (err) {
-		pr_err("no DMA device: %d\n", err);
-		return err;
-	}
-	err = tn_start();
-	if (err) {
-		tn_dma_exit();
-		return err;
-	}
-	rtnl_lock();
-	for (i = 0; i < tn_pairs + tn_singles && !err; i++)
-		err = PTR_ERR_OR_ZERO(tn_create(i < tn_pairs));
-	rtnl_unlock();
-	if (err) {
-		pr_err("creating the devices failed: %d\n", err);
-		tn_shutdown();
-		tn_dma_exit();
-	}
-	return err;
-}
-
-/* Deleting the devices opted them out (NETDEV_UNREGISTER): pp_frag holds
- * no mapping for the DMA device any more.
- */
-static void __exit tn_exit(void)
-{
-	tn_shutdown();
-	tn_dma_exit();
-}
-
-module_init(tn_init);
-module_exit(tn_exit);
-#endif /* XNET_TESTNIC_KUNIT */
-
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("xnet test NIC: multi-queue software Ethernet with BQL, XPS and a reorder-counting wire");
-MODULE_ALIAS_RTNL_LINK(TN_KIND);

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include <xnet/abi_impl.hpp>
+#include <xnet/abi.h>
 
 TEST(Abi, ParseU32)
 {
@@ -36,18 +36,6 @@ TEST(Abi, ParseList)
 		  XNET_E_RANGE);
 	EXPECT_EQ(res.pos, 6u);
 	EXPECT_EQ(n, 3u);
-}
-
-TEST(Abi, SeqAndTable)
-{
-	unsigned int out = 0;
-
-	EXPECT_EQ(xnet_seq_reached(2u, 0xfffffffeu), 1);
-	EXPECT_EQ(xnet_seq_reached(0xfffffffeu, 2u), 0);
-	EXPECT_EQ(xnet_seq_diff(2u, 0xfffffffeu), 4);
-	EXPECT_EQ(xnet_table_size(5, 64, &out), XNET_OK);
-	EXPECT_EQ(out, 8u);
-	EXPECT_EQ(xnet_table_size(65, 64, &out), XNET_E_RANGE);
 }
 
 TEST(Abi, ErrStr)

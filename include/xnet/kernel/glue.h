@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kernel services the C++ side needs, as a plain C ABI. Implemented in
- * C (glue_impl.h) where kernel headers are available; called from C++
- * (cxxrt.hpp), which never includes a kernel header.
+ * C (common/cxxrt_glue.c) where kernel headers are available; called from C++
+ * (common/cxxrt.cpp), which never includes a kernel header.
  */
 #ifndef XNET_KERNEL_GLUE_H
 #define XNET_KERNEL_GLUE_H

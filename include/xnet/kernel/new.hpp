@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Placement new and the allocation tags of the kernel runtime, without
- * <new>. Safe to include anywhere; the definitions are in cxxrt.hpp.
+ * <new>. Safe to include anywhere; the definitions are in common/cxxrt.cpp.
  */
 #ifndef XNET_KERNEL_NEW_HPP
 #define XNET_KERNEL_NEW_HPP

@@ -2,8 +2,6 @@
 /* C side of the C++ guard test modules. */
 #include <linux/module.h>
 
-#include <xnet/kernel/glue_impl.h>
-
 int guard_value(void);
 int guard_value(void)
 {

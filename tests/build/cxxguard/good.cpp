@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// Control: the runtime and core ABI build and pass the object checks.
-#include <xnet/kernel/cxxrt.hpp>
-#include <xnet/abi_impl.hpp>
+// Control: C++ with new, delete and virtual calls links with the runtime
+// (common/, $(XNET_CORE_OBJS)) and passes the object checks.
 
 struct Base {
 	virtual int f() = 0;

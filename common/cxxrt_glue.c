@@ -1,16 +1,15 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * C definitions of glue.h. Include from exactly one C file of each module,
- * after the kernel headers below are available.
+ * The kernel side of the C++ runtime (cxxrt.cpp): the C definitions of
+ * include/xnet/kernel/glue.h. Compiled into each module as cxxrt_glue.o
+ * (scripts/common.mk).
  */
-#ifndef XNET_KERNEL_GLUE_IMPL_H
-#define XNET_KERNEL_GLUE_IMPL_H
 
 #include <linux/bug.h>
 #include <linux/gfp.h>
 #include <linux/slab.h>
 
-#include "glue.h"
+#include <xnet/kernel/glue.h>
 
 void *xnet_rt_alloc(unsigned long size, int gfp, int zero)
 {
@@ -31,5 +30,3 @@ void xnet_rt_pure_virtual(void)
 {
 	WARN_ONCE(1, "%s: pure virtual function called\n", KBUILD_MODNAME);
 }
-
-#endif /* XNET_KERNEL_GLUE_IMPL_H */

@@ -18,13 +18,14 @@
  * raddr, rport, prio, omits wildcards, prints addresses canonically and a
  * prefix length only when it is not the full length.
  */
-#ifndef XNET_PRIO_RULES_HPP
-#define XNET_PRIO_RULES_HPP
+#ifndef NVPRIO_RULES_HPP
+#define NVPRIO_RULES_HPP
 
-#include "types.hpp"
+#include <xnet/parse.hpp>
+#include <xnet/types.hpp>
+
 #include "inet.hpp"
-#include "parse.hpp"
-#include "prio_abi.h"
+#include "rules.h"
 
 namespace xnet {
 namespace prio {
@@ -52,7 +53,7 @@ struct Rule {
 
 /*
  * A socket as the matcher sees it: struct xnet_prio_endpoint of the C ABI
- * (prio_abi.h), where the fields are, filled by the C glue.
+ * (rules.h), where the fields are, filled by the C glue.
  */
 using Endpoint = xnet_prio_endpoint;
 
@@ -312,4 +313,4 @@ constexpr parse::Result parse_rules(const char *s, usize n, RuleSet *out,
 } /* namespace prio */
 } /* namespace xnet */
 
-#endif /* XNET_PRIO_RULES_HPP */
+#endif /* NVPRIO_RULES_HPP */

@@ -32,22 +32,20 @@
  *
  * The files are compiled into this translation unit (as nvme_tcp_prio_sock
  * does), so the cases read the NIC's rings and counters and xps_flow's
- * table and stats. XNET_TESTNIC_KUNIT leaves out the NIC's module_init/exit;
- * xps_flow's (and its C glue, defined once per object by
- * xnet_core_rt_test.c) are in xps_flow/module.c, not included. The cases
- * call tn_start()/tn_create() and xfl_start()/xfl_stop(), the bodies of
- * those module inits and exits.
+ * table and stats. The NIC's module init/exit and DMA device
+ * (tests/testnic/module.c) and xps_flow's (xps_flow/module.c) are not
+ * included: the cases call tn_start()/tn_create() and
+ * xfl_start()/xfl_stop(), the bodies of those module inits and exits.
  */
-#define XNET_TESTNIC_KUNIT
-#include "../tests/testnic/main.c"
-#include "../tests/testnic/netdev.c"
-#include "../tests/testnic/tx.c"
-#include "../tests/testnic/wire.c"
-#include "../tests/testnic/dma.c"
-#include "../tests/testnic/debugfs.c"
-#include "../xps_flow/main.c"
-#include "../xps_flow/steer.c"
-#include "../xps_flow/queues.c"
+#include "../../tests/testnic/main.c"
+#include "../../tests/testnic/netdev.c"
+#include "../../tests/testnic/tx.c"
+#include "../../tests/testnic/wire.c"
+#include "../../tests/testnic/dma.c"
+#include "../../tests/testnic/debugfs.c"
+#include "../main.c"
+#include "../steer.c"
+#include "../queues.c"
 
 #include <kunit/test.h>
 #include <linux/completion.h>

@@ -1,20 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* C ABI of the XPS flow-steering decision (include/xnet/xps_flow.hpp). */
-#ifndef XNET_XPS_ABI_H
-#define XNET_XPS_ABI_H
+/* C ABI of the XPS flow-steering decision (decide.hpp, decide.cpp). */
+#ifndef XPS_FLOW_DECIDE_H
+#define XPS_FLOW_DECIDE_H
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Mirrors xnet::xps::Verdict (checked in xps_flow.hpp). */
+/* The verdicts, defined once in verdicts.h; decide.hpp makes xnet::xps::Verdict. */
 enum xnet_xps_verdict {
-	XNET_XPS_NEW = 0,
-	XNET_XPS_SAME,
-	XNET_XPS_MOVE,
-	XNET_XPS_HOLD,
-	XNET_XPS_STALE,
-	XNET_XPS_EXPIRED,
+#define XNET_XPS_VERDICT(c, cxx) c,
+#include "verdicts.h"
+#undef XNET_XPS_VERDICT
 };
 
 #define XNET_XPS_MAX_ENTRIES	1048576u	/* 2^20 entries, 8 MiB */
@@ -69,7 +66,7 @@ unsigned long long xnet_xps_carry(unsigned long long into, int into_busy,
  * The entry layout, inline for the datapath (two calls per packet less):
  * bit 63 valid, bit 62 a timed hold is on, bits 48..61 when it began (the
  * caller's clock, 14 bits), bits 32..47 the queue, bits 0..31 head. The one
- * definition: the C++ core (xps_flow.hpp, which C cannot include) builds
+ * definition: the C++ core (decide.hpp, which C cannot include) builds
  * pack(), decide() and its tuple key on these (constexpr in C++ for that).
  */
 #ifdef __cplusplus
@@ -181,4 +178,4 @@ xnet_xps_key_v6(const struct xnet_xps_key_seed *s, const unsigned int *addr,
 }
 #endif
 
-#endif /* XNET_XPS_ABI_H */
+#endif /* XPS_FLOW_DECIDE_H */

@@ -8,8 +8,8 @@
 
 #include <random>
 
-#include <xnet/xps_abi_impl.hpp>
-#include <xnet/xps_flow.hpp>
+#include <xps_flow/decide.h>
+#include <xps_flow/decide.hpp>
 
 
 using namespace xnet;
@@ -78,7 +78,7 @@ TEST(XpsFlow, EveryBranch)
 	EXPECT_EQ(d.verdict, Verdict::Hold) << "drained driver ring, but the qdisc holds packets";
 }
 
-// The datapath's inline shortcut (xps_abi.h) answers New or Same exactly
+// The datapath's inline shortcut (decide.h) answers New or Same exactly
 // when decide() does, without the old queue's state; otherwise it defers.
 TEST(XpsFlow, FastPathIsDecide)
 {

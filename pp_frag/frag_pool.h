@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * C ABI of the page-frag pool (include/xnet/frag_pool.hpp).
+ * C ABI of the page-frag pool (frag_pool.hpp).
  *
  * The state is plain C structs so the C glue can allocate them (the pool
  * and its slot array per device, the caches per CPU) and read a slot's
@@ -8,8 +8,8 @@
  * is the caller's: functions marked "pool lock" need the pool's lock,
  * "cache" ones need the cache's CPU to stay put (BH or preemption off).
  */
-#ifndef XNET_FRAG_ABI_H
-#define XNET_FRAG_ABI_H
+#ifndef PP_FRAG_FRAG_POOL_H
+#define PP_FRAG_FRAG_POOL_H
 
 #ifdef __cplusplus
 extern "C" {
@@ -122,4 +122,4 @@ unsigned int xnet_frag_in_flight(const struct xnet_frag_pool *p);
 }
 #endif
 
-#endif /* XNET_FRAG_ABI_H */
+#endif /* PP_FRAG_FRAG_POOL_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite pp_frag_pool: the page-frag pool of pp_frag (C++ core through
- * include/xnet/frag_abi.h) on real pages: order-3 compound pages as
+ * pp_frag/frag_pool.h) on real pages: order-3 compound pages as
  * SKB_FRAG_PAGE_ORDER and order-0 ones. The "stack" takes and drops page
  * references with get_page()/put_page() as skb frags do. Covers reuse only
  * once every reference but the pool's is gone, the per-CPU caches, the
@@ -17,7 +17,7 @@
 #include <linux/page_ref.h>
 #include <linux/string.h>
 
-#include <xnet/frag_abi.h>
+#include "../frag_pool.h"
 
 /* The C side of the ABI, as pp_frag's glue provides it. */
 unsigned int xnet_frag_page_refs(void *page)

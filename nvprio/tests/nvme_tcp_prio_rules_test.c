@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite nvme_tcp_prio_rules: the NVMe/TCP socket priority rules
- * (include/xnet/prio_rules.hpp: grammar, canonical text, first-match-wins
- * matcher, over the prefixes of include/xnet/inet.hpp) through their C ABI
- * (include/xnet/prio_abi.h), exactly as nvme_tcp_prio and nvmet_tcp_prio
+ * (nvprio/rules.hpp: grammar, canonical text, first-match-wins
+ * matcher, over the prefixes of nvprio/inet.hpp) through their C ABI
+ * (nvprio/rules.h), exactly as nvme_tcp_prio and nvmet_tcp_prio
  * call it. The allocation log of xnet_core_rt_test.c shows what a parse
  * asked the allocator for and lets a test make an allocation fail.
  */
@@ -14,7 +14,7 @@
 #include <linux/string.h>
 
 #include <xnet/abi.h>
-#include <xnet/prio_abi.h>
+#include "../rules.h"
 #include "xnet_core_test_alloc.h"
 #include "xnet_kunit_desc.h"
 

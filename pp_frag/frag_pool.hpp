@@ -13,7 +13,7 @@
  * is never handed out again. References only the pool holds cannot be
  * taken by anyone else, so an idle page stays idle until handed out.
  *
- * Layout (all state in frag_abi.h's C structs, locking by the caller):
+ * Layout (all state in frag_pool.h's C structs, locking by the caller):
  *  - slots: one per page, at most `cap` (the pool's bound);
  *  - ring: FIFO of pages handed out, oldest first (pool lock);
  *  - per-CPU caches: `ready` idle pages to hand out without the lock, and
@@ -23,11 +23,11 @@
  * likeliest to be idle (their data sent and acknowledged). Busy pages go
  * back to the tail, so one long-held page cannot block the others.
  */
-#ifndef XNET_FRAG_POOL_HPP
-#define XNET_FRAG_POOL_HPP
+#ifndef PP_FRAG_FRAG_POOL_HPP
+#define PP_FRAG_FRAG_POOL_HPP
 
-#include "types.hpp"
-#include "frag_abi.h"
+#include <xnet/types.hpp>
+#include "frag_pool.h"
 
 namespace xnet {
 namespace frag {
@@ -233,4 +233,4 @@ private:
 } /* namespace frag */
 } /* namespace xnet */
 
-#endif /* XNET_FRAG_POOL_HPP */
+#endif /* PP_FRAG_FRAG_POOL_HPP */

@@ -20,8 +20,8 @@
  *
  * prio_sock.c defines pr_fmt, so it comes before every other header.
  */
-#include "../nvprio/prio_sock.c"
-#include "../nvme_tcp_prio/host.c"
+#include "../prio_sock.c"
+#include "../../nvme_tcp_prio/host.c"
 
 #include <kunit/test.h>
 #include <linux/delay.h>

@@ -1,10 +1,10 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-/* Definitions of xps_abi.h: include from exactly one .cpp of a module. */
-#ifndef XNET_XPS_ABI_IMPL_HPP
-#define XNET_XPS_ABI_IMPL_HPP
-
-#include "xps_abi.h"
-#include "xps_flow.hpp"
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The flow-steering decision behind its C ABI (decide.h): compiled into
+ * xps_flow as decide.o, and into the userspace tests.
+ */
+#include "decide.h"
+#include "decide.hpp"
 
 static_assert(XNET_XPS_MAX_ENTRIES == xnet::xps::kMaxEntries, "bound");
 
@@ -51,7 +51,7 @@ extern "C" unsigned long long xnet_xps_carry(unsigned long long into, int into_b
 	return c.entry;
 }
 
-/* queue_of() of xps_abi.h (-1 when empty) and of the C++ core agree. */
+/* queue_of() of decide.h (-1 when empty) and of the C++ core agree. */
 namespace xnet {
 namespace xps {
 namespace abi_check {
@@ -69,5 +69,3 @@ static_assert(same_queue_of(0) && same_queue_of(kValid - 1) &&
 } /* namespace abi_check */
 } /* namespace xps */
 } /* namespace xnet */
-
-#endif /* XNET_XPS_ABI_IMPL_HPP */

@@ -9,11 +9,11 @@
  * socket that carries IPv4 traffic (dual-stack listener) matches IPv4
  * prefixes.
  */
-#ifndef XNET_INET_HPP
-#define XNET_INET_HPP
+#ifndef NVPRIO_INET_HPP
+#define NVPRIO_INET_HPP
 
-#include "types.hpp"
-#include "parse.hpp"
+#include <xnet/parse.hpp>
+#include <xnet/types.hpp>
 
 namespace xnet {
 namespace inet {
@@ -360,4 +360,4 @@ constexpr void format_prefix(Writer &w, const Prefix &p)
 } /* namespace inet */
 } /* namespace xnet */
 
-#endif /* XNET_INET_HPP */
+#endif /* NVPRIO_INET_HPP */

@@ -1,14 +1,12 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * Definitions of prio_abi.h. Include from exactly one .cpp file of each
- * module (and test binary) that uses the rules.
+ * The priority rules behind their C ABI (rules.h): compiled into each NVMe
+ * priority module as rules.o (engine.mk), and into the userspace tests.
  */
-#ifndef XNET_PRIO_ABI_IMPL_HPP
-#define XNET_PRIO_ABI_IMPL_HPP
+#include <xnet/abi_util.hpp>
 
-#include "abi_util.hpp"
-#include "prio_abi.h"
-#include "prio_rules.hpp"
+#include "rules.h"
+#include "rules.hpp"
 
 struct xnet_prio_rules {
 	xnet::prio::RuleSet set;
@@ -73,5 +71,3 @@ extern "C" unsigned long xnet_prio_rules_format(const struct xnet_prio_rules *ru
 	}
 	return xnet::prio::format_rules(rules->set, buf, cap);
 }
-
-#endif /* XNET_PRIO_ABI_IMPL_HPP */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: the XPS flow-steering decision of xps_flow (C++ core through
- * include/xnet/xps_abi.h): every verdict, BQL counters around the 2^32
+ * decide.h): every verdict, BQL counters around the 2^32
  * wrap, the qdisc backlog rule, table sizing bounds, and entries that are
  * never torn while kthreads rewrite them.
  */
@@ -11,8 +11,7 @@
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 
-#include <xnet/abi.h>
-#include <xnet/xps_abi.h>
+#include "../decide.h"
 
 static int decide(u64 entry, u16 proposed, u16 nq, u32 completed, int backlog,
 		  u16 *queue)
@@ -56,22 +55,6 @@ static void xps_flow_decide_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xnet_xps_queue_of(0), -1);
 	KUNIT_EXPECT_EQ(test, xnet_xps_queue_of(xnet_xps_pack(0, 0)), 0);
 	KUNIT_EXPECT_EQ(test, xnet_xps_queue_of(xnet_xps_pack(65535, ~0u)), 65535);
-}
-
-static void xps_flow_decide_table_size(struct kunit *test)
-{
-	unsigned int n = 7;
-
-	KUNIT_EXPECT_EQ(test, xnet_table_size(0, XNET_XPS_MAX_ENTRIES, &n), XNET_OK);
-	KUNIT_EXPECT_EQ(test, n, 0);
-	KUNIT_EXPECT_EQ(test, xnet_table_size(1000, XNET_XPS_MAX_ENTRIES, &n), XNET_OK);
-	KUNIT_EXPECT_EQ(test, n, 1024);
-	KUNIT_EXPECT_EQ(test, xnet_table_size(XNET_XPS_MAX_ENTRIES, XNET_XPS_MAX_ENTRIES, &n),
-			XNET_OK);
-	KUNIT_EXPECT_EQ(test, n, XNET_XPS_MAX_ENTRIES);
-	KUNIT_EXPECT_EQ(test, xnet_table_size(XNET_XPS_MAX_ENTRIES + 1, XNET_XPS_MAX_ENTRIES, &n),
-			XNET_E_RANGE);
-	KUNIT_EXPECT_EQ(test, n, XNET_XPS_MAX_ENTRIES);
 }
 
 struct xps_flow_race {
@@ -179,7 +162,6 @@ static struct kunit_case xps_flow_decide_cases[] = {
 	KUNIT_CASE(xps_flow_decide_timed_hold),
 	KUNIT_CASE(xps_flow_decide_wrap),
 	KUNIT_CASE(xps_flow_decide_entry),
-	KUNIT_CASE(xps_flow_decide_table_size),
 	KUNIT_CASE(xps_flow_decide_concurrent_entries),
 	{}
 };

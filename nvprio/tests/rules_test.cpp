@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include <xnet/prio_rules.hpp>
+#include <nvprio/rules.hpp>
 
 using namespace xnet;
 using prio::Endpoint;

@@ -1,9 +1,9 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-/* Definitions of frag_abi.h: include from exactly one .cpp of a module. */
-#ifndef XNET_FRAG_ABI_IMPL_HPP
-#define XNET_FRAG_ABI_IMPL_HPP
-
-#include "frag_abi.h"
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The page-frag pool behind its C ABI (frag_pool.h): compiled into pp_frag
+ * as frag_pool.o, and into the userspace tests.
+ */
+#include "frag_pool.h"
 #include "frag_pool.hpp"
 
 namespace xnet {
@@ -70,5 +70,3 @@ extern "C" unsigned int xnet_frag_in_flight(const struct xnet_frag_pool *p)
 {
 	return p->ring_len;
 }
-
-#endif /* XNET_FRAG_ABI_IMPL_HPP */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// The page-frag pool (include/xnet/frag_pool.hpp) over fake pages whose
-// reference count is an atomic, and its C ABI (frag_abi_impl.hpp) over
+// The page-frag pool (pp_frag/frag_pool.hpp) over fake pages whose
+// reference count is an atomic, and its C ABI (frag_pool.cpp) over
 // C-style pages, as the pp_frag glue calls it.
 #include <gtest/gtest.h>
 
@@ -14,7 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include <xnet/frag_abi_impl.hpp>
+#include <pp_frag/frag_pool.h>
+#include <pp_frag/frag_pool.hpp>
 
 using namespace xnet;
 using namespace xnet::frag;

@@ -1,7 +1,8 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * The C++ runtime a kernel object needs, and nothing more. Include from
- * exactly one .cpp file of each module (these are not inline).
+ * The C++ runtime a kernel object needs, and nothing more. Compiled into
+ * each module (and the KUnit kernel) once, as cxxrt.o (scripts/common.mk);
+ * its kernel side is cxxrt_glue.c.
  *
  * - operator new/new[] allocate with GFP_KERNEL and return nullptr on
  *   failure; the build uses -fcheck-new, so a new-expression that gets
@@ -12,11 +13,8 @@
  * Global constructors are rejected at build time (scripts/check-cxx-obj.sh)
  * because the module loader never runs .init_array.
  */
-#ifndef XNET_KERNEL_CXXRT_HPP
-#define XNET_KERNEL_CXXRT_HPP
-
-#include "glue.h"
-#include "new.hpp"
+#include <xnet/kernel/glue.h>
+#include <xnet/kernel/new.hpp>
 
 void *operator new(xnet::usize n)
 {
@@ -76,5 +74,3 @@ extern "C" void __cxa_pure_virtual(void)
 	xnet_rt_pure_virtual();
 	__builtin_trap();
 }
-
-#endif /* XNET_KERNEL_CXXRT_HPP */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * C ABI of the NVMe/TCP priority rules (include/xnet/prio_rules.hpp), for
- * nvme_tcp_prio and nvmet_tcp_prio. Definitions in prio_abi_impl.hpp.
+ * C ABI of the NVMe/TCP priority rules (rules.hpp), for
+ * nvme_tcp_prio and nvmet_tcp_prio. Defined in rules.cpp.
  */
-#ifndef XNET_PRIO_ABI_H
-#define XNET_PRIO_ABI_H
+#ifndef NVPRIO_RULES_H
+#define NVPRIO_RULES_H
 
-#include "abi.h"
+#include <xnet/abi.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,4 +57,4 @@ unsigned long xnet_prio_rules_format(const struct xnet_prio_rules *rules,
 }
 #endif
 
-#endif /* XNET_PRIO_ABI_H */
+#endif /* NVPRIO_RULES_H */

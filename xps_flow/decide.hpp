@@ -29,17 +29,17 @@
  * a torn {queue, head} pair cannot exist. Two flows that share an entry
  * (hash collision) can only hold each other back longer, never reorder.
  */
-#ifndef XNET_XPS_FLOW_HPP
-#define XNET_XPS_FLOW_HPP
+#ifndef XPS_FLOW_DECIDE_HPP
+#define XPS_FLOW_DECIDE_HPP
 
-#include "types.hpp"
-#include "seq.hpp"
+#include <xnet/types.hpp>
+#include <xnet/seq.hpp>
 /*
  * The entry layout, the verdicts that need only the entry and the tuple
  * key are defined once, as inline functions C can use too (the module's
- * datapath inlines them): xps_abi.h. This file builds on them.
+ * datapath inlines them): decide.h. This file builds on them.
  */
-#include "xps_abi.h"
+#include "decide.h"
 
 namespace xnet {
 namespace xps {
@@ -59,23 +59,12 @@ constexpr u16 queue_of(u64 e) { return static_cast<u16>(e >> 32); }
 constexpr u32 head_of(u64 e) { return static_cast<u32>(e); }
 constexpr u16 stamp_of(u64 e) { return static_cast<u16>(e >> XNET_XPS_STAMP_SHIFT) & kStampMask; }
 
+/* The verdicts of verdicts.h, with the values of enum xnet_xps_verdict. */
 enum class Verdict : u8 {
-	New,	/* no entry: the proposed queue */
-	Same,	/* the proposed queue is the flow's queue */
-	Move,	/* the old queue has drained: move to the proposed one */
-	Hold,	/* the old queue still holds the flow's bytes: stay */
-	Stale,	/* the old queue no longer exists, or is outside the
-		 * proposed queue's traffic class: the proposed one */
-	Expired,	/* held for HoldClock::limit already: the proposed one */
+#define XNET_XPS_VERDICT(c, cxx) cxx = c,
+#include "verdicts.h"
+#undef XNET_XPS_VERDICT
 };
-
-static_assert(static_cast<int>(Verdict::New) == XNET_XPS_NEW &&
-	      static_cast<int>(Verdict::Same) == XNET_XPS_SAME &&
-	      static_cast<int>(Verdict::Move) == XNET_XPS_MOVE &&
-	      static_cast<int>(Verdict::Hold) == XNET_XPS_HOLD &&
-	      static_cast<int>(Verdict::Stale) == XNET_XPS_STALE &&
-	      static_cast<int>(Verdict::Expired) == XNET_XPS_EXPIRED,
-	      "Verdict mirrors enum xnet_xps_verdict");
 
 struct Decision {
 	u16 queue;
@@ -182,7 +171,7 @@ constexpr Carried carry(u64 into, bool into_busy, u64 from, bool from_busy)
 	return { into, from_busy && into_busy };
 }
 
-/* The tuple key (xps_abi.h: multiply-add-shift over the tuple's words). */
+/* The tuple key (decide.h: multiply-add-shift over the tuple's words). */
 using KeySeed = xnet_xps_key_seed;
 
 constexpr u32 key_v4(const KeySeed &s, u32 saddr, u32 daddr, u32 ports,
@@ -200,4 +189,4 @@ constexpr u32 key_v6(const KeySeed &s, const u32 *addr, u32 ports, u8 proto)
 } /* namespace xps */
 } /* namespace xnet */
 
-#endif /* XNET_XPS_FLOW_HPP */
+#endif /* XPS_FLOW_DECIDE_HPP */

@@ -7,7 +7,7 @@
 #include <utility>
 #include <algorithm>
 
-#include <xnet/inet.hpp>
+#include <nvprio/inet.hpp>
 
 using namespace xnet;
 using inet::Addr;

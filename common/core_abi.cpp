@@ -1,18 +1,12 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * Definitions of the C ABI in abi.h. Include from exactly one .cpp file of
- * each module (and of each test binary): the functions are not inline.
+ * Definitions of the core's C ABI (include/xnet/abi.h). Compiled into each
+ * module as core_abi.o (scripts/common.mk), and into the userspace tests.
  */
-#ifndef XNET_ABI_IMPL_HPP
-#define XNET_ABI_IMPL_HPP
-
-#include "abi.h"
-#include "abi_util.hpp"
-#include "types.hpp"
-#include "parse.hpp"
-#include "pow2.hpp"
-#include "seq.hpp"
-
+#include <xnet/abi.h>
+#include <xnet/abi_util.hpp>
+#include <xnet/types.hpp>
+#include <xnet/parse.hpp>
 
 extern "C" const char *xnet_err_str(int err)
 {
@@ -45,21 +39,3 @@ extern "C" int xnet_parse_u32_list(const char *s, unsigned long n, char sep,
 		*count = static_cast<unsigned int>(items);
 	return xnet::abi::report(r, res);
 }
-
-extern "C" int xnet_seq_reached(unsigned int now, unsigned int mark)
-{
-	return xnet::seq::reached(now, mark);
-}
-
-extern "C" int xnet_seq_diff(unsigned int to, unsigned int from)
-{
-	return xnet::seq::diff(to, from);
-}
-
-extern "C" int xnet_table_size(unsigned int req, unsigned int max,
-			       unsigned int *out)
-{
-	return static_cast<int>(xnet::pow2::table_size(req, max, out));
-}
-
-#endif /* XNET_ABI_IMPL_HPP */

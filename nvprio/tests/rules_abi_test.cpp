@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include <xnet/prio_abi_impl.hpp>
+#include <nvprio/rules.h>
 
 namespace {
 

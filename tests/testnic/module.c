@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xnet_testnic: what only the loaded module has (the KUnit suite
+ * xps_flow_steer compiles the other files into its kernel, not this one):
+ * the check of the module parameters, the DMA device every test NIC maps
+ * its frags for, and module init/exit.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-map-ops.h>
+#include <linux/dma-mapping.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/rtnetlink.h>
+#include <net/rtnetlink.h>
+
+#include "internal.h"
+
+#define TN_QUEUES_MAX		256U
+#define TN_FLOWS_MIN		TN_WAYS
+#define TN_FLOWS_MAX		65536U
+
+static unsigned int tn_pairs = 1;
+module_param_named(pairs, tn_pairs, uint, 0444);
+MODULE_PARM_DESC(pairs, "peer pairs created at load (tn0<->tn1, ...)");
+static unsigned int tn_singles;
+module_param_named(singles, tn_singles, uint, 0444);
+MODULE_PARM_DESC(singles, "devices without a peer created at load");
+
+static struct platform_device *tn_dma_pdev;
+
+/* ---- the DMA device ---------------------------------------------------- */
+
+/*
+ * One DMA-capable device for the module: a platform device with 64-bit
+ * streaming and coherent masks. No driver binds it and no IOMMU is set up
+ * for it: dma_map_page() goes through dma-direct (x86 without IOMMU or
+ * GART: no dma_map_ops), with no swiotlb bounce (every address fits the
+ * mask; bouncing is only forced for swiotlb=force or memory encryption).
+ * Which path it is shows in each device's debugfs "dma" file.
+ */
+static int __init tn_dma_init(void)
+{
+	const struct platform_device_info info = {
+		.name		= KBUILD_MODNAME "_dma",
+		.id		= PLATFORM_DEVID_NONE,
+		.dma_mask	= DMA_BIT_MASK(64),
+	};
+	struct platform_device *pdev;
+	int err;
+
+	pdev = platform_device_register_full(&info);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err) {
+		platform_device_unregister(pdev);
+		return err;
+	}
+	tn_dma_pdev = pdev;
+	tn_dma_dev = &pdev->dev;
+	tn_dma_direct = !get_dma_ops(tn_dma_dev);
+	return 0;
+}
+
+static void tn_dma_exit(void)
+{
+	tn_dma_dev = NULL;
+	platform_device_unregister(tn_dma_pdev);
+	tn_dma_pdev = NULL;
+}
+
+static int __init tn_check_param(const char *name, unsigned int val,
+				 unsigned int min, unsigned int max)
+{
+	if (val >= min && val <= max)
+		return 0;
+	pr_err("%s=%u out of range %u..%u\n", name, val, min, max);
+	return -EINVAL;
+}
+
+static int __init tn_init(void)
+{
+	unsigned int i;
+	int err;
+
+	BUILD_BUG_ON(sizeof(struct tn_skb_cb) >
+		     sizeof_field(struct sk_buff, cb));
+	BUILD_BUG_ON(sizeof(struct tn_flow_key) % sizeof(u32));
+	BUILD_BUG_ON(MAX_SKB_FRAGS > 32);	/* tn_skb_cb.dma_own */
+	err = tn_check_param("pairs", tn_pairs, 0, 64) ?:
+	      tn_check_param("singles", tn_singles, 0, 64) ?:
+	      tn_check_param("txqs", tn_txqs, 1, TN_QUEUES_MAX) ?:
+	      tn_check_param("rxqs", tn_rxqs, 1, TN_QUEUES_MAX) ?:
+	      tn_check_param("delay_us", tn_delay_us, 0, TN_DELAY_MAX_US) ?:
+	      tn_check_param("depth", tn_depth, 1, TN_DEPTH_MAX) ?:
+	      tn_check_param("flow_entries", tn_flow_entries, 1, TN_FLOWS_MAX);
+	if (err)
+		return err;
+	tn_flow_entries = roundup_pow_of_two(max(tn_flow_entries,
+						 TN_FLOWS_MIN));
+
+	err = tn_dma_init();
+	if (err) {
+		pr_err("no DMA device: %d\n", err);
+		return err;
+	}
+	err = tn_start();
+	if (err) {
+		tn_dma_exit();
+		return err;
+	}
+	rtnl_lock();
+	for (i = 0; i < tn_pairs + tn_singles && !err; i++)
+		err = PTR_ERR_OR_ZERO(tn_create(i < tn_pairs));
+	rtnl_unlock();
+	if (err) {
+		pr_err("creating the devices failed: %d\n", err);
+		tn_shutdown();
+		tn_dma_exit();
+	}
+	return err;
+}
+
+/* Deleting the devices opted them out (NETDEV_UNREGISTER): pp_frag holds
+ * no mapping for the DMA device any more.
+ */
+static void __exit tn_exit(void)
+{
+	tn_shutdown();
+	tn_dma_exit();
+}
+
+module_init(tn_init);
+module_exit(tn_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("xnet test NIC: multi-queue software Ethernet with BQL, XPS and a reorder-counting wire");
+MODULE_ALIAS_RTNL_LINK(TN_KIND);
