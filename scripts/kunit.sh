@@ -3,13 +3,15 @@
 #
 # KUnit tier: run the suites in kunit/ in a UML kernel built by kunit.py.
 #
-#   scripts/kunit.sh [--series S] [--arch ARCH] [GLOB]
+#   scripts/kunit.sh [--series S] [--arch ARCH] [--kernel-arg A]...
+#                    [--timeout SECONDS] [GLOB]
 #                               build (incrementally) and run; S is the
 #                               kernel source series, 6.1 (default) or
 #                               6.12; GLOB is kunit.py's filter, e.g.
 #                               'nvme_tcp_prio_rules*' or 'xnet_core_rt.*atomic*';
 #                               ARCH is um (default) or x86_64 (QEMU TCG,
-#                               2 CPUs)
+#                               2 CPUs); A goes on the kernel command line;
+#                               SECONDS bounds the run (kunit.py: 300)
 #   scripts/kunit.sh [--series S] --unhook
 #                               remove the project from the kernel tree
 #
@@ -57,7 +59,7 @@ die() {
 }
 
 usage() {
-	sed -n '4,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	sed -n '4,16s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 # Append @line to @file unless it is already there (as a whole line).
@@ -141,6 +143,7 @@ EOF
 }
 
 glob=
+kargs=()
 arch=um
 series=6.1
 action=run
@@ -163,6 +166,16 @@ while [ $# -gt 0 ]; do
 	--series=*)
 		series=${1#--series=}
 		shift
+		;;
+	--kernel-arg)
+		[ $# -ge 2 ] || die "--kernel-arg needs an argument, e.g. x.y=1"
+		kargs+=("--kernel_args=$2")
+		shift 2
+		;;
+	--timeout)
+		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--timeout needs seconds"
+		kargs+=("--timeout=$2")
+		shift 2
 		;;
 	-h | --help)
 		usage
@@ -243,6 +256,7 @@ if [ "$arch" = x86_64 ]; then
 		--timeout=900)
 fi
 [ "$arch" = um ] && args+=(--kunitconfig="$ROOT/kunit/um.kunitconfig")
+args+=("${kargs[@]}")
 [ -n "$glob" ] && args+=("$glob")
 
 # kunit.py must not write __pycache__ into the tree; it calls `stty sane`
@@ -289,6 +303,14 @@ if [ -f "$OUT/test.log" ] && grep -E "$checker_re" "$OUT/test.log" >"$OUT/checke
 fi
 if [ "$rc" -ne 0 ]; then
 	echo "kunit: kunit.py exited with $rc (build or test failure): see $OUT/kunit.out"
+	status=1
+fi
+# kunit.py counts a case whose result line never came (the kernel crashed,
+# hung or ran past --timeout) as an error, not a failure, exits 0 and leaves
+# it out of results.json: the run fails here instead.
+if grep -E '\[(CRASHED|ERROR)\]|timed out after [0-9]+ seconds' "$OUT/kunit.out" >"$OUT/errors.txt"; then
+	echo "kunit: kunit.py reports cases that never finished ($OUT/errors.txt):"
+	head -n 5 "$OUT/errors.txt" | sed 's/^/kunit:   /'
 	status=1
 fi
 if [ "$skipped" -ne 0 ]; then
