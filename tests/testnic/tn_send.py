@@ -63,6 +63,10 @@ def going(dev, wait=5.0):
         time.sleep(0.05)
 
 
+class Done(Exception):
+    """--duration ran out while a packet waited for room in the queue."""
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dev")
@@ -137,6 +141,8 @@ def main():
                             if e.errno != errno.ENOBUFS or \
                                time.monotonic() - t0 > 10:
                                 raise
+                            if end is not None and time.monotonic() > end:
+                                raise Done()
                             retries += 1
                             time.sleep(0.001)
                     seqs[i] = (seqs[i] + 1) & 0xFFFFFFFF
@@ -144,6 +150,8 @@ def main():
             bursts += 1
             if a.gap_us:
                 time.sleep(a.gap_us / 1e6)
+    except Done:
+        pass    # --duration over while the queue was full: not sent
     except OSError as e:
         if not (a.until_gone and (e.errno in GONE or going(a.dev))):
             raise
