@@ -14,31 +14,36 @@ set -euo pipefail
 # shellcheck source=tests/vm/lib_pp.sh
 . "$XNET_SRC/tests/vm/lib_pp.sh"
 
+read -r RMEM0 </proc/sys/net/ipv4/tcp_rmem
+read -r WMEM0 </proc/sys/net/ipv4/tcp_wmem
 cleanup() {
+	echo "$RMEM0" >/proc/sys/net/ipv4/tcp_rmem
+	echo "$WMEM0" >/proc/sys/net/ipv4/tcp_wmem
 	pp_veth_cleanup
 	! mod_loaded pp_frag || /sbin/rmmod pp_frag 2>/dev/null || true
 	[ -z "${TN_QDISC0:-}" ] || tn_cleanup
 }
 trap cleanup EXIT
 
-# share DEV NS LABEL SNS RNS ADDR PORT: warm-up transfers until the pool
-# stops growing (it grows to the stream's largest working set: data not yet
-# acknowledged, queued, or waiting for the reader, up to the socket
-# buffers; one slow reader under TCG can double it: a single warm-up
-# reached 38 pages once and the measured traffic 201), then a fixed amount
-# of traffic (3 transfers) in which >= 95% of the page refills must be
-# recycled pool pages. Fresh pages (the pool still growing) and fallbacks
-# (at the bound) count against the share: served = recycled + fresh,
-# refills = served + fallback.
+# share DEV NS LABEL SNS RNS ADDR PORT: warm the pool up to the stream's
+# largest working set (data not yet acknowledged, queued, or waiting for
+# the reader: at most the socket buffers, which bufs_bound fixes), then a
+# fixed amount of traffic (3 transfers) in which >= 95% of the page refills
+# must be recycled pool pages. The first warm-up transfer starts with a
+# stalled reader, so both socket buffers fill to their bound; more follow
+# until two in a row take at most 1% of their refills fresh. Fresh pages
+# (the pool still growing) and fallbacks (at the bound) count against the
+# share: served = recycled + fresh, refills = served + fallback.
 share() {
 	local dev=$1 ns=$2 label=$3 s0 r0 f0 n0 served recycled fallback fresh k
 	local port=$7 w ws wn calm=0
-	# Warm: two transfers in a row that took at most 1% of their refills
-	# fresh; eight at most.
 	for ((w = 1; w <= 8 && calm < 2; w++)); do
 		pp_stats "$dev" "$ns"
 		ws=${PS[served]} wn=${PS[fresh]}
+		PP_RECV_OPTS=
+		[ "$w" != 1 ] || PP_RECV_OPTS="--hold 2"
 		pp_xfer "$4" "$5" "$6" $((port++)) 24000000 1000,65536,4096,300000,1448,131072,7
+		PP_RECV_OPTS=
 		pp_stats "$dev" "$ns"
 		calm=$((calm + 1))
 		[ $(((PS[fresh] - wn) * 100)) -le $((PS[served] - ws)) ] || calm=0
@@ -59,10 +64,26 @@ share() {
 		fail "$label: recycled $recycled of $((served + fallback)) refills, want >= 95%"
 }
 
+# bufs_bound NS...: TCP socket buffers of each namespace ('' = init_net)
+# autotune up to 1 MB, not the default 4 MB (send) and 6 MB (receive): how
+# far a slow reader under TCG lets them grow decides the working set, and
+# a pool warmed for one size sees fresh refills when a later stream grows
+# further. init_net's values come back in cleanup.
+BUFS="4096 131072 1048576"
+bufs_bound() {
+	local ns k
+	for ns in "$@"; do
+		for k in tcp_rmem tcp_wmem; do
+			pp_in "$ns" sh -c "echo '$BUFS' > /proc/sys/net/ipv4/$k" ||
+				fail "$k in '$ns'"
+		done
+	done
+}
 load_mod pp_frag/pp_frag
 
 # veth between namespaces, the pool on the sender's side.
 pp_veth_setup
+bufs_bound ppa ppb
 $IP netns exec ppa sh -c 'echo 512 > /sys/class/net/ppa0/pp_frag_pool_pages' ||
 	fail "pool on ppa0"
 share ppa0 ppa "veth" ppa ppb 10.97.0.2 9600
@@ -88,6 +109,7 @@ ktap_diag "iperf3: ${out##*sender}"
 # The BQL test NIC (tn0 -> tn1 in its netns).
 tn_setup
 trap cleanup EXIT	# tn_setup set its own
+bufs_bound "" "$NS"
 wput /sys/class/net/tn0/pp_frag_pool_pages 512 || fail "pool on tn0"
 share tn0 "" "test NIC" "" "$NS" 10.99.0.2 9640
 
