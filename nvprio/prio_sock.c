@@ -83,15 +83,20 @@ static struct nvprio_rules __rcu *nvprio_rules;
  * tracepoint probe runs with preemption off, where PREEMPT_RT allows no
  * spinlock_t and no allocation: the lock is a raw spinlock, and the probe
  * takes its entries from spares that a work item refills. The work also
- * rescans the socket tables when the probe found no spare (nvprio_missed).
+ * rescans the socket tables when the probe found no spare (nvprio_missed),
+ * and then keeps twice as many spares, up to NVPRIO_SPARES_MAX: a burst of
+ * connects that outran the work costs a few walks of the tables, not one
+ * per refill. 4096 buckets keep a lookup short at 10,000 sockets (32 KiB).
  */
 static DEFINE_RAW_SPINLOCK(nvprio_lock);
-static DEFINE_HASHTABLE(nvprio_socks, 8);
+static DEFINE_HASHTABLE(nvprio_socks, 12);
 static unsigned int nvprio_count;
 
-#define NVPRIO_SPARES	32
+#define NVPRIO_SPARES		32
+#define NVPRIO_SPARES_MAX	1024
 static HLIST_HEAD(nvprio_spares);
 static unsigned int nvprio_nspares;
+static unsigned int nvprio_spares_want = NVPRIO_SPARES;
 static bool nvprio_missed;
 static void nvprio_refill_work(struct work_struct *work);
 static DECLARE_WORK(nvprio_refill, nvprio_refill_work);
@@ -391,7 +396,8 @@ static struct nvprio_sock *nvprio_track(struct sock *sk, enum nvprio_role role,
 /* Low on spares, or a socket went untracked: let the work catch up. */
 static void nvprio_kick(void)
 {
-	if (READ_ONCE(nvprio_nspares) < NVPRIO_SPARES / 2 || READ_ONCE(nvprio_missed))
+	if (READ_ONCE(nvprio_nspares) < READ_ONCE(nvprio_spares_want) / 2 ||
+	    READ_ONCE(nvprio_missed))
 		queue_work(system_wq, &nvprio_refill);
 }
 
@@ -495,22 +501,56 @@ bool nvprio_fn_owned_by(const void *fn, const char *owner)
 	       sym[n - o - 3] == ' ' && !strncmp(sym + n - o - 1, owner, o);
 }
 
-static void nvprio_adopt(struct sock *sk)
+/*
+ * What nvprio_fn_owned_by() said of the socket callbacks seen in one scan:
+ * a scan meets few distinct callbacks (the stack's defaults, the driver's)
+ * across every socket of the machine, and the kallsyms lookup behind each
+ * answer costs far more than the rest of a socket's check.
+ */
+struct nvprio_fn_cache {
+	const void *fn[8];
+	bool owned[8];
+	unsigned int n;
+};
+
+static bool nvprio_fn_cached(struct nvprio_fn_cache *c, const void *fn)
+{
+	unsigned int i;
+	bool owned;
+
+	for (i = 0; i < c->n; i++)
+		if (c->fn[i] == fn)
+			return c->owned[i];
+	owned = nvprio_fn_owned_by(fn, nvprio_ops->owner);
+	if (c->n < ARRAY_SIZE(c->fn)) {
+		c->fn[c->n] = fn;
+		c->owned[c->n++] = owned;
+	}
+	return owned;
+}
+
+static void nvprio_adopt(struct sock *sk, struct nvprio_fn_cache *c)
 {
 	struct nvprio_sock *fresh;
 	enum nvprio_role role;
 	unsigned long flags;
+	bool known;
 
 	if (sk->sk_state == TCP_TIME_WAIT || sk->sk_state == TCP_NEW_SYN_RECV ||
 	    sk->sk_state == TCP_CLOSE)
+		return;
+	rcu_read_lock();
+	known = nvprio_find(sk);
+	rcu_read_unlock();
+	if (known)
 		return;
 	/*
 	 * The driver's callbacks mark its sockets, but a host queue's socket
 	 * gets them only after connect and the ICReq/ICResp exchange: until
 	 * then the driver may recognise it by how it was set up.
 	 */
-	if (!nvprio_fn_owned_by(READ_ONCE(sk->sk_data_ready), nvprio_ops->owner) &&
-	    !(nvprio_ops->looks_ours && nvprio_ops->looks_ours(sk)))
+	if (!(nvprio_ops->looks_ours && nvprio_ops->looks_ours(sk)) &&
+	    !nvprio_fn_cached(c, READ_ONCE(sk->sk_data_ready)))
 		return;
 	role = nvprio_ops->classify_existing(sk);
 	if (role == NVPRIO_NONE)
@@ -523,7 +563,8 @@ static void nvprio_adopt(struct sock *sk)
 	kfree(fresh);
 }
 
-static void nvprio_scan_hashinfo(struct inet_hashinfo *h)
+static void nvprio_scan_hashinfo(struct inet_hashinfo *h,
+				 struct nvprio_fn_cache *c)
 {
 	struct hlist_nulls_node *node;
 	struct sock *sk;
@@ -534,7 +575,7 @@ static void nvprio_scan_hashinfo(struct inet_hashinfo *h)
 
 		spin_lock_bh(&ilb->lock);
 		sk_nulls_for_each(sk, node, &ilb->nulls_head)
-			nvprio_adopt(sk);
+			nvprio_adopt(sk, c);
 		spin_unlock_bh(&ilb->lock);
 	}
 	for (i = 0; i <= h->ehash_mask; i++) {
@@ -544,7 +585,7 @@ static void nvprio_scan_hashinfo(struct inet_hashinfo *h)
 			continue;
 		spin_lock_bh(inet_ehash_lockp(h, i));
 		sk_nulls_for_each(sk, node, &head->chain)
-			nvprio_adopt(sk);
+			nvprio_adopt(sk, c);
 		spin_unlock_bh(inet_ehash_lockp(h, i));
 		cond_resched();
 	}
@@ -554,17 +595,18 @@ static void nvprio_scan_existing(void)
 {
 	/* The global table (tcp_hashinfo, not exported since 6.2). */
 	struct inet_hashinfo *global = init_net.ipv4.tcp_death_row.hashinfo;
+	struct nvprio_fn_cache cache = {};
 	struct net *net;
 
 	WRITE_ONCE(nvprio_missed, false);
-	nvprio_scan_hashinfo(global);
+	nvprio_scan_hashinfo(global, &cache);
 	/* Namespaces with their own established table (tcp_child_ehash_entries). */
 	down_read(&net_rwsem);
 	for_each_net(net) {
 		struct inet_hashinfo *h = net->ipv4.tcp_death_row.hashinfo;
 
 		if (h && h != global && h->pernet)
-			nvprio_scan_hashinfo(h);
+			nvprio_scan_hashinfo(h, &cache);
 	}
 	up_read(&net_rwsem);
 }
@@ -575,7 +617,7 @@ static int nvprio_spares_fill(void)
 	struct nvprio_sock *e;
 	unsigned long flags;
 
-	while (READ_ONCE(nvprio_nspares) < NVPRIO_SPARES) {
+	while (READ_ONCE(nvprio_nspares) < READ_ONCE(nvprio_spares_want)) {
 		e = kmalloc(sizeof(*e), GFP_KERNEL);
 		if (!e)
 			return -ENOMEM;
@@ -586,14 +628,18 @@ static int nvprio_spares_fill(void)
 	return 0;
 }
 
-/* Refill; rescan if the probe had to let a socket go. */
+/* Refill; rescan if the probe had to let a socket go, and keep more. */
 static void nvprio_refill_work(struct work_struct *work)
 {
-	nvprio_spares_fill();
 	if (READ_ONCE(nvprio_missed)) {
+		WRITE_ONCE(nvprio_spares_want,
+			   min_t(unsigned int, 2 * nvprio_spares_want,
+				 NVPRIO_SPARES_MAX));
+		nvprio_spares_fill();
 		atomic_long_inc(&nvprio_rescans);
 		nvprio_scan_existing();
 	}
+	nvprio_spares_fill();
 }
 
 static void nvprio_spares_free(void)
@@ -717,6 +763,7 @@ int nvprio_init(const struct nvprio_ops *ops)
 		pr_err("tracepoint sock:inet_sock_set_state not found\n");
 		return -ENOENT;
 	}
+	nvprio_spares_want = NVPRIO_SPARES;
 	ret = nvprio_spares_fill();
 	if (ret)
 		goto err_spares;
