@@ -29,6 +29,7 @@
 #   make bench-nvme      NVMe/TCP priority off vs on, tables in build/bench/nvme.md
 #   make bench-xps       xps_flow off vs on, tables in build/bench/xps.md
 #   make bench-pp        pp_frag off vs on (and MSG_ZEROCOPY), tables in build/bench/pp.md
+#   make bench-scale     cost vs number of managed sockets (KUnit), tables in build/bench/scale.md
 #   make setup           install the Debian packages all of this needs
 
 SHELL := /bin/bash
@@ -49,7 +50,7 @@ KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT) $(XNET_KMAKE_FLAGS)
 
 .PHONY: all modules install clean setup check demo test-user kunit vmtest testnic faults kmake-flags \
 	vmtest-series \
-	check-build style sparse vmtest-selftest bench-nvme bench-xps bench-pp \
+	check-build style sparse vmtest-selftest bench-nvme bench-xps bench-pp bench-scale \
 	debug-kernel vmtest-debug vmtest-selftest-debug check-debug vmtest-rt regress
 
 all: modules
@@ -185,6 +186,10 @@ bench-xps: modules testnic
 
 bench-pp: modules testnic
 	$(ROOT)/scripts/bench-pp.sh --kernel /boot/vmlinuz-$(KVER)
+
+# KUnit (UML), no guest: nothing to build here first.
+bench-scale:
+	$(ROOT)/scripts/bench-scale.sh
 
 # One guest per kernel series of XNET_KERNELS (default 6.1 6.12), each with
 # the modules built against that kernel's headers.

@@ -80,6 +80,9 @@ struct sock_test {
 	bool ports_pinned;
 	int saved_ports[2];
 	struct watch watch;
+	/* nvme_tcp_prio_scale: connected host sockets and their peers. */
+	struct socket **scale_cli, **scale_srv;
+	unsigned int scale_n;
 };
 
 static bool lo_brought_up;
@@ -262,13 +265,44 @@ static struct socket *listener(struct kunit *test, int family, u16 port)
 	return sock;
 }
 
+/* Set @sock up as @cfg says, as the driver does before connect(). */
+static int host_setup(struct socket *sock, const struct host_cfg *cfg)
+{
+	struct sock *sk = sock->sk;
+	int ret;
+
+	if (cfg->syncnt) {
+		ret = tcp_sock_set_syncnt(sk, cfg->syncnt);
+		if (ret)
+			return ret;
+	}
+	if (cfg->nodelay)
+		tcp_sock_set_nodelay(sk);
+	if (cfg->linger == 0) {
+		sock_no_linger(sk);
+	} else if (cfg->linger > 0) {
+		struct linger l = { .l_onoff = 1, .l_linger = cfg->linger };
+
+		ret = sock_setsockopt(sock, SOL_SOCKET, SO_LINGER,
+				      KERNEL_SOCKPTR(&l), sizeof(l));
+		if (ret)
+			return ret;
+	}
+	if (cfg->prio)
+		sock_set_priority(sk, cfg->prio);
+	if (cfg->memalloc)
+		sk_set_memalloc(sk);
+	/* Bounds a connect that goes wrong (not part of the recognition). */
+	sk->sk_sndtimeo = 5 * HZ;
+	return 0;
+}
+
 /* A client socket set up by @cfg, not connected yet. */
 static struct socket *client(struct kunit *test, int family,
 			     const struct host_cfg *cfg)
 {
 	struct file *file = NULL;
 	struct socket *sock;
-	struct sock *sk;
 	int ret;
 
 	/* As nvme_tcp_alloc_queue(): sock_create(); a file only if asked. */
@@ -280,26 +314,7 @@ static struct socket *client(struct kunit *test, int family,
 		KUNIT_ASSERT_FALSE(test, IS_ERR(file));
 	}
 	keep(test, sock, file);
-	sk = sock->sk;
-	if (cfg->syncnt)
-		KUNIT_ASSERT_EQ(test, tcp_sock_set_syncnt(sk, cfg->syncnt), 0);
-	if (cfg->nodelay)
-		tcp_sock_set_nodelay(sk);
-	if (cfg->linger == 0) {
-		sock_no_linger(sk);
-	} else if (cfg->linger > 0) {
-		struct linger l = { .l_onoff = 1, .l_linger = cfg->linger };
-
-		ret = sock_setsockopt(sock, SOL_SOCKET, SO_LINGER,
-				      KERNEL_SOCKPTR(&l), sizeof(l));
-		KUNIT_ASSERT_EQ(test, ret, 0);
-	}
-	if (cfg->prio)
-		sock_set_priority(sk, cfg->prio);
-	if (cfg->memalloc)
-		sk_set_memalloc(sk);
-	/* Bounds a connect that goes wrong (not part of the recognition). */
-	sk->sk_sndtimeo = 5 * HZ;
+	KUNIT_ASSERT_EQ(test, host_setup(sock, cfg), 0);
 	return sock;
 }
 
@@ -911,6 +926,233 @@ static void nvme_tcp_prio_sock_lport_at_established(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.reapplied, 0L);
 }
 
+/* ---- scale: suite nvme_tcp_prio_scale ---------------------------------- */
+
+/*
+ * How the cost grows with the number of managed sockets (make bench-scale).
+ * N host sockets set up as nvme-tcp's are connected over loopback with the
+ * engine attached (so_priority 3); then one rules write moves all N to
+ * priority 5, and one walk of the socket tables (what the refill work does
+ * when the probe had no spare entry) is timed on its own.
+ *
+ * The engine's cost in a connect is the time spent in its tracepoint probe:
+ * two probes of the test's own, one run before the engine's and one after,
+ * sum the ns between them. The same pair with the engine detached (the
+ * first part of the case, at most 1,000 sockets) gives the pair's own cost,
+ * subtracted. The wall time of a connect is not used: UML stalls loopback
+ * handshakes for ~30 ms each, for thousands in a row, with the engine
+ * detached as with it attached, which would measure the stall.
+ *
+ * Clients bind an explicit local port, so the stack's ephemeral port search
+ * does not grow with the count. The case checks that every socket was
+ * tracked, tagged and re-applied, and reports one "scale:" line that
+ * scripts/bench-scale.sh makes a table of. The counts run up to scale_max:
+ * 1000 in make check (the quick form), 10000 with bench-scale.sh.
+ */
+static unsigned int scale_max = 1000;
+module_param(scale_max, uint, 0444);
+MODULE_PARM_DESC(scale_max, "nvme_tcp_prio_scale: the largest socket count it runs (1, 100, 1000 or 10000)");
+
+static const unsigned int scale_counts[] = { 1, 100, 1000, 10000 };
+
+#define SCALE_LPORT0	5000	/* clients bind 5000, 5001, ... */
+#define SCALE_BASELINE	1000	/* sockets connected engine detached */
+
+static const void *scale_gen_params(const void *prev, char *desc)
+{
+	const unsigned int *p = prev ? (const unsigned int *)prev + 1 :
+				       scale_counts;
+
+	if (p == scale_counts + ARRAY_SIZE(scale_counts) || *p > scale_max)
+		return NULL;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u sockets", *p);
+	return p;
+}
+
+/* Time between the two bracketing probes (UML: one CPU, no concurrency). */
+struct scale_clock {
+	u64 t0;
+	u64 ns;
+	unsigned long calls;
+};
+
+static struct scale_clock scale_clock;
+static bool scale_clock_on;	/* both probes registered */
+
+static void scale_probe_before(void *data, const struct sock *sk,
+			       const int oldstate, const int newstate)
+{
+	struct scale_clock *c = data;
+
+	c->t0 = ktime_get_ns();
+}
+
+static void scale_probe_after(void *data, const struct sock *sk,
+			      const int oldstate, const int newstate)
+{
+	struct scale_clock *c = data;
+
+	if (c->t0) {
+		c->ns += ktime_get_ns() - c->t0;
+		c->calls++;
+		c->t0 = 0;
+	}
+}
+
+static int scale_clock_start(void)
+{
+	int ret;
+
+	memset(&scale_clock, 0, sizeof(scale_clock));
+	ret = tracepoint_probe_register_prio(nvprio_tp, scale_probe_before,
+					     &scale_clock,
+					     TRACEPOINT_DEFAULT_PRIO + 1);
+	if (ret)
+		return ret;
+	ret = tracepoint_probe_register_prio(nvprio_tp, scale_probe_after,
+					     &scale_clock,
+					     TRACEPOINT_DEFAULT_PRIO - 2);
+	if (ret)
+		tracepoint_probe_unregister(nvprio_tp, scale_probe_before,
+					    &scale_clock);
+	scale_clock_on = !ret;
+	return ret;
+}
+
+static void scale_clock_stop(void)
+{
+	if (!scale_clock_on)
+		return;
+	scale_clock_on = false;
+	tracepoint_probe_unregister(nvprio_tp, scale_probe_after, &scale_clock);
+	tracepoint_probe_unregister(nvprio_tp, scale_probe_before, &scale_clock);
+	tracepoint_synchronize_unregister();
+}
+
+static void scale_release(struct sock_test *t)
+{
+	/* Clients first: linger 0 resets each connection, no TIME_WAIT. */
+	while (t->scale_n) {
+		t->scale_n--;
+		sock_release(t->scale_cli[t->scale_n]);
+		sock_release(t->scale_srv[t->scale_n]);
+	}
+}
+
+/* Connect @n host sockets to @lsock, accepting each. */
+static void scale_connect(struct kunit *test, struct socket *lsock,
+			  unsigned int n)
+{
+	struct sock_test *t = test->priv;
+	struct sockaddr_storage ss, ls;
+	int len = loopback_addr(AF_INET, NVME_PORT, &ss);
+	struct socket *c, *a;
+	int ret;
+
+	while (t->scale_n < n) {
+		ret = sock_create(AF_INET, SOCK_STREAM, IPPROTO_TCP, &c);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		ret = host_setup(c, &nvme_cfg);
+		if (!ret) {
+			loopback_addr(AF_INET, SCALE_LPORT0 + t->scale_n, &ls);
+			ret = kernel_bind(c, (struct sockaddr *)&ls, len);
+		}
+		if (!ret)
+			ret = kernel_connect(c, (struct sockaddr *)&ss, len, 0);
+		if (!ret)
+			ret = kernel_accept(lsock, &a, 0);
+		if (ret) {
+			sock_release(c);
+			KUNIT_FAIL_AND_ABORT(test, "socket %u: %d", t->scale_n,
+					     ret);
+		}
+		t->scale_cli[t->scale_n] = c;
+		t->scale_srv[t->scale_n] = a;
+		t->scale_n++;
+	}
+}
+
+/* How many of the connected host sockets have priority @prio. */
+static unsigned int scale_count_prio(struct sock_test *t, u32 prio)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < t->scale_n; i++)
+		n += prio_of(t->scale_cli[i]) == prio;
+	return n;
+}
+
+static void nvme_tcp_prio_scale_sockets(struct kunit *test)
+{
+	unsigned int n = *(const unsigned int *)test->param_value;
+	unsigned int nbase = min_t(unsigned int, n, SCALE_BASELINE);
+	struct sock_test *t = test->priv;
+	struct scale_clock off, on;
+	u64 write_ns, scan_ns, t0;
+	struct nvprio_sock *e;
+	unsigned long flags, end;
+	size_t entry_bytes = 0;
+	struct socket *lsock;
+	struct snap s;
+
+	t->scale_cli = kunit_kcalloc(test, n, sizeof(*t->scale_cli),
+				     GFP_KERNEL);
+	t->scale_srv = kunit_kcalloc(test, n, sizeof(*t->scale_srv),
+				     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->scale_cli);
+	KUNIT_ASSERT_NOT_NULL(test, t->scale_srv);
+	lsock = listener(test, AF_INET, NVME_PORT);
+
+	/* The probe pair alone: the engine detached (init attached it). */
+	nvprio_exit();
+	t->engine = false;
+	KUNIT_ASSERT_EQ(test, scale_clock_start(), 0);
+	scale_connect(test, lsock, nbase);
+	scale_clock_stop();
+	off = scale_clock;
+	scale_release(t);
+	KUNIT_ASSERT_GT(test, off.calls, 0UL);
+
+	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
+	KUNIT_ASSERT_EQ(test, nvprio_init(&nvme_tcp_prio_ops), 0);
+	t->engine = true;
+	KUNIT_ASSERT_EQ(test, scale_clock_start(), 0);
+	scale_connect(test, lsock, n);
+	scale_clock_stop();
+	on = scale_clock;
+	/* A probe that found no spare entry leaves it to the refill work. */
+	end = jiffies + 10 * HZ;
+	while (READ_ONCE(nvprio_count) < n && time_before(jiffies, end))
+		usleep_range(2000, 5000);
+	s = snap();
+	KUNIT_ASSERT_EQ(test, s.tracked, n);
+	KUNIT_EXPECT_EQ(test, scale_count_prio(t, 3), n);
+
+	t0 = ktime_get_ns();
+	KUNIT_ASSERT_EQ(test, set_rules("rport=4420,prio=5"), 0);
+	write_ns = ktime_get_ns() - t0;
+	KUNIT_EXPECT_EQ(test, scale_count_prio(t, 5), n);
+	KUNIT_EXPECT_EQ(test, snap().reapplied, (long)n);
+
+	/* One walk of the socket tables, every socket already known. */
+	t0 = ktime_get_ns();
+	nvprio_scan_existing();
+	scan_ns = ktime_get_ns() - t0;
+	KUNIT_EXPECT_EQ(test, READ_ONCE(nvprio_count), n);
+
+	raw_spin_lock_irqsave(&nvprio_lock, flags);
+	e = nvprio_find(t->scale_cli[0]->sk);
+	if (e)
+		entry_bytes = ksize(e);
+	raw_spin_unlock_irqrestore(&nvprio_lock, flags);
+	KUNIT_EXPECT_GE(test, entry_bytes, sizeof(*e));
+
+	kunit_info(test, "scale: sockets=%u probe_off_ns=%llu probe_off_calls=%lu probe_on_ns=%llu probe_on_calls=%lu rules_write_ns=%llu scan_ns=%llu entry_bytes=%zu table_buckets=%zu nomem=%ld rescans=%ld\n",
+		   n, off.ns, off.calls, on.ns, on.calls, write_ns, scan_ns,
+		   entry_bytes, HASH_SIZE(nvprio_socks), s.nomem,
+		   atomic_long_read(&nvprio_rescans));
+}
+
 /* ---- suite -------------------------------------------------------------- */
 
 static int nvme_tcp_prio_sock_init(struct kunit *test)
@@ -1007,6 +1249,8 @@ static void nvme_tcp_prio_sock_exit(struct kunit *test)
 		return;
 	if (t->ports_pinned)
 		pin_ephemeral_port(t, false);
+	scale_clock_stop();
+	scale_release(t);
 	release_all(t);
 	if (t->probe) {
 		tracepoint_probe_unregister(nvprio_tp, watch_probe, &t->watch);
@@ -1086,4 +1330,18 @@ static struct kunit_suite nvme_tcp_prio_sock_suite = {
 	.test_cases = nvme_tcp_prio_sock_cases,
 };
 
-kunit_test_suite(nvme_tcp_prio_sock_suite);
+static struct kunit_case nvme_tcp_prio_scale_cases[] = {
+	KUNIT_CASE_PARAM(nvme_tcp_prio_scale_sockets, scale_gen_params),
+	{}
+};
+
+static struct kunit_suite nvme_tcp_prio_scale_suite = {
+	.name = "nvme_tcp_prio_scale",
+	.suite_init = nvme_tcp_prio_sock_suite_init,
+	.suite_exit = nvme_tcp_prio_sock_suite_exit,
+	.init = nvme_tcp_prio_sock_init,
+	.exit = nvme_tcp_prio_sock_exit,
+	.test_cases = nvme_tcp_prio_scale_cases,
+};
+
+kunit_test_suites(&nvme_tcp_prio_sock_suite, &nvme_tcp_prio_scale_suite);
