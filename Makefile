@@ -187,7 +187,8 @@ bench-xps: modules testnic
 bench-pp: modules testnic
 	$(ROOT)/scripts/bench-pp.sh --kernel /boot/vmlinuz-$(KVER)
 
-# KUnit (UML), no guest: nothing to build here first.
+# KUnit (UML), then a guest of SCALE_SERIES (vmtest.sh --series builds the
+# modules for it): nothing to build here first.
 bench-scale:
 	$(ROOT)/scripts/bench-scale.sh
 

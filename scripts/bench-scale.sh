@@ -16,12 +16,20 @@
 # than a production one; the growth from row to row is what is measured.
 # make check runs the same suite up to 1,000 sockets (its quick form).
 #
-# Not measured here yet: xps_flow from 1k to 1M flows, pp_frag from 1 to
-# 10,000 sockets (issue 13).
+# pp_frag: a guest of Debian's kernel of SCALE_SERIES (scripts/vmtest.sh
+# --series, which builds the modules) runs tests/bench/scale-pp-guest.sh:
+# one process sending over 1, 100, 1,000 and 10,000 TCP connections at
+# once through one pooled veth, pool off and on (off, on, on, off); tables
+# appended to scale.md, the guest's output in scale-pp.log. SCALE_PP=0
+# leaves it out; SCALE_PP_COUNTS, SCALE_PP_MB and SCALE_PP_POOL go to the
+# guest script.
 #
-# Every run is kept: the table has a row per socket count and run.
+# Not measured here yet: xps_flow from 1k to 1M flows (issue 13).
 #
-# Env: SCALE_MAX (default 10000), SCALE_RUNS (3), SCALE_SERIES (6.1).
+# Every run is kept: the tables have a row per count and run.
+#
+# Env: SCALE_MAX (default 10000), SCALE_RUNS (3), SCALE_SERIES (6.1),
+# SCALE_PP (1).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/build/bench
@@ -89,4 +97,20 @@ END {
 	for (r = 1; r in runs; r++)
 		printf "| %d | %.2f | %s | %.2fx | %.2fx |\n", r, ms[r, 10000], ms[r, 10000] < 50 ? "met" : "NOT met", per[r, 10000] / per[r, 1000], pr[r, 10000] / pr[r, 1000]
 }' "$out/scale.log" | tee "$out/scale.md"
+
+if [ "${SCALE_PP:-1}" != 0 ]; then
+	env=""
+	for v in SCALE_PP_COUNTS SCALE_PP_MB SCALE_PP_POOL; do
+		[ -z "${!v:-}" ] || env+="$v='${!v}' "
+	done
+	echo "bench-scale: pp_frag, one sender over many sockets (guest, Linux $series)" >&2
+	"$root/scripts/vmtest.sh" --series "$series" --cpus 2 --timeout 1800 \
+		--shell-cmd "${env}bash tests/bench/scale-pp-guest.sh" >"$out/scale-pp.log"
+	{
+		echo
+		echo "<!-- make bench-scale, pp_frag, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, guest: Debian $series, 2 vCPUs TCG -->"
+		echo
+		grep -v -E '^(bench: |# \[|# cleanup|vmtest: |KTAP|1\.\.)' "$out/scale-pp.log"
+	} | tee -a "$out/scale.md"
+fi
 echo "bench-scale: saved $out/scale.md" >&2
