@@ -7,17 +7,31 @@
 # as ratios. Then a second boot under QEMU -icount (scripts/vmtest.sh
 # --icount: guest time counts guest instructions) runs the pktgen part
 # again: packets per guest second measure instructions per packet, so that
-# ratio neither depends on the host's load nor on what TCG makes slow.
+# ratio neither depends on the host's load nor on what TCG makes slow. A
+# third boot, with 4 vCPUs, runs tests/bench/xps-queues-guest.sh: 8 and 16
+# TX queues, the flows moving over all of them.
+#
+# --quick (first argument; make check's run): every boot and part with one
+# round, 1 s per run and 8 TX queues only, no profile; tables in
+# build/bench/xps-quick.md; fails if a table is missing.
 # Env: BENCH_SECS (default 4), BENCH_ROUNDS (pktgen rounds of off, on, on,
 # off in the wall-clock boot; default 8), BENCH_ICOUNT_ROUNDS (the same in
 # the icount boot, default 3), BENCH_PERF (1: profile one more pktgen run
 # with steering on, the default when perf is installed), BENCH_WALL /
-# BENCH_ICOUNT (0: skip that boot; default 1); options go to
-# scripts/vmtest.sh.
+# BENCH_ICOUNT / BENCH_QUEUES_BOOT (0: skip that boot; default 1); other
+# options go to scripts/vmtest.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/build/bench
 mkdir -p "$out"
+name=xps
+quick=0
+if [ "${1:-}" = --quick ]; then
+	shift
+	quick=1
+	name=xps-quick
+	BENCH_SECS=1 BENCH_ROUNDS=1 BENCH_ICOUNT_ROUNDS=1 BENCH_PERF=0
+fi
 env=""
 [ -n "${BENCH_SECS:-}" ] && env="BENCH_SECS=$BENCH_SECS "
 [ -n "${BENCH_ROUNDS:-}" ] && env+="BENCH_ROUNDS=$BENCH_ROUNDS "
@@ -34,25 +48,32 @@ icount_shift=0
 icount_spec="shift=$icount_shift,sleep=off"
 {
 	if [ "${BENCH_WALL:-1}" != 0 ]; then
-		echo "<!-- make bench-xps, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, guest: 2 vCPUs TCG -->"
+		echo "<!-- make bench-xps, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, load $(cut -d' ' -f1-3 /proc/loadavg), guest: 2 vCPUs TCG -->"
 		echo
 		"$root/scripts/vmtest.sh" --cpus 2 --timeout 900 "$@" \
 			--shell-cmd "${env}bash tests/bench/xps-guest.sh"
 	fi
 	if [ "${BENCH_ICOUNT:-1}" != 0 ]; then
 		echo
-		echo "<!-- make bench-xps, icount boot, $(date -u '+%Y-%m-%d %H:%M UTC'), guest: TCG -icount $icount_spec, 2 vCPUs, maxcpus=1 -->"
+		echo "<!-- make bench-xps, icount boot, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), guest: TCG -icount $icount_spec, 2 vCPUs, maxcpus=1 -->"
 		echo
 		XNET_VM_ICOUNT=$icount_spec "$root/scripts/vmtest.sh" --icount --cpus 2 \
 			--append maxcpus=1 --timeout 1500 "$@" \
 			--shell-cmd "${env}BENCH_MODE=icount BENCH_ICOUNT_SPEC=$icount_spec BENCH_ICOUNT_SHIFT=$icount_shift bash tests/bench/xps-guest.sh"
 	fi
-} | tee "$out/xps.log"
+	if [ "${BENCH_QUEUES_BOOT:-1}" != 0 ]; then
+		echo
+		echo "<!-- make bench-xps, many-queues boot, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), guest: 4 vCPUs TCG -->"
+		echo
+		"$root/scripts/vmtest.sh" --cpus 4 --timeout 900 "$@" \
+			--shell-cmd "BENCH_QUICK=$quick bash tests/bench/xps-queues-guest.sh"
+	fi
+} | tee "$out/$name.log"
 # The guest's diagnostics share the console with the tables: keep the tables.
-grep -v -E '^(bench: |# \[|# cleanup)' "$out/xps.log" >"$out/xps.md"
+grep -v -E '^(bench: |# \[|# cleanup)' "$out/$name.log" >"$out/$name.md"
 # Both boots' pktgen ratios side by side (the median of the per-round
 # ratios from each boot's "on/off" rows).
-both=$(python3 - "$out/xps.md" <<'PY'
+both=$(python3 - "$out/$name.md" <<'PY'
 import re, sys
 rows = {}
 section = None
@@ -74,5 +95,16 @@ if rows:
         print("| %s | %s | %s |" % (q, v.get("wall", "-"), v.get("icount", "-")))
 PY
 )
-[ -z "$both" ] || printf '\n%s\n' "$both" >>"$out/xps.md"
-echo "bench-xps: saved $out/xps.md" >&2
+[ -z "$both" ] || printf '\n%s\n' "$both" >>"$out/$name.md"
+echo "bench-xps: saved $out/$name.md" >&2
+# Every boot that ran must have left its tables.
+missing=0
+want=()
+[ "${BENCH_WALL:-1}" = 0 ] || want+=("### xps_flow: reordering on the BQL test NIC"
+	"### xps_flow: datapath cost" "### xps_flow: TCP through the forwarding path")
+[ "${BENCH_ICOUNT:-1}" = 0 ] || want+=("### xps_flow: datapath cost in instructions")
+[ "${BENCH_QUEUES_BOOT:-1}" = 0 ] || want+=("### xps_flow: many TX queues, 4 CPUs")
+for t in "${want[@]}"; do
+	grep -qF "$t" "$out/$name.md" || { echo "bench-xps: no table \"$t\"" >&2; missing=1; }
+done
+exit $missing

@@ -7,14 +7,18 @@ seq starts at --seq0 and counts up by one per packet.
 
   tn_send.py DEV [--flows N] [--flow-base ID] [--burst K] [--bursts N |
              --duration S] [--cpus 0,1] [--gap-us US] [--size BYTES]
-             [--dst MAC] [--udp IP:PORT] [--until-gone] [--prio N]
+             [--dst MAC] [--udp IP:PORT] [--ipv4 SRC,DST] [--until-gone]
+             [--prio N]
 
 A burst is K packets per flow, flows interleaved. Before each burst the
 process pins itself to the next CPU of --cpus (sched_setaffinity migrates
 at once), so with XPS mapping CPUs to queues consecutive bursts leave on
 different TX queues. Default: raw Ethernet frames (EtherType 0x88B5) on an
 AF_PACKET socket bound to DEV; --udp sends the header as UDP payload with
-SO_BINDTODEVICE instead. ENOBUFS (qdisc full) is retried after 1 ms, so
+SO_BINDTODEVICE instead (one socket: one flow to the stack); --ipv4 sends raw
+IPv4/UDP frames on the AF_PACKET socket, UDP source port 10000 + flow id,
+so that each test flow is a flow of its own to the stack too (its own skb
+hash: XPS spreads the flows over a CPU's queue set). ENOBUFS (qdisc full) is retried after 1 ms, so
 every seq is sent exactly once. --until-gone: the device going away or down
 (ENXIO/ENODEV/ENETDOWN..., or any error when /sys/class/net/DEV is gone or
 not up within 5 s) ends the run quietly (exit 0). --prio: SO_PRIORITY of
@@ -63,6 +67,14 @@ def going(dev, wait=5.0):
         time.sleep(0.05)
 
 
+def csum(hdr):
+    """The IPv4 header checksum of HDR (its checksum field 0)."""
+    t = sum(struct.unpack("!%dH" % (len(hdr) // 2), hdr))
+    t = (t & 0xFFFF) + (t >> 16)
+    t = (t & 0xFFFF) + (t >> 16)
+    return ~t & 0xFFFF
+
+
 class Done(Exception):
     """--duration ran out while a packet waited for room in the queue."""
 
@@ -81,6 +93,7 @@ def main():
     ap.add_argument("--size", type=int, default=64)
     ap.add_argument("--dst", default="ff:ff:ff:ff:ff:ff")
     ap.add_argument("--udp", default="")
+    ap.add_argument("--ipv4", default="")
     ap.add_argument("--until-gone", action="store_true")
     ap.add_argument("--prio", type=int, default=-1)
     a = ap.parse_args()
@@ -108,11 +121,27 @@ def main():
             return gone_at_start(a, e)
         src = s.getsockname()[4]
         dst = bytes.fromhex(a.dst.replace(":", ""))
-        eth = dst + src + struct.pack("!H", ETH_P_SEQ)
-        pad = max(0, a.size - 14 - 16)
+        if a.ipv4:
+            saddr, daddr = (socket.inet_aton(x) for x in a.ipv4.split(","))
+            eth = dst + src + struct.pack("!H", 0x0800)
+            pad = max(0, a.size - 14 - 20 - 8 - 16)
+            ulen = 8 + 16 + pad
 
-        def send(flow, seq):
-            s.send(eth + MAGIC + struct.pack("!II", flow, seq) + bytes(pad))
+            def send(flow, seq):
+                ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + ulen, 0,
+                                 0x4000, 64, socket.IPPROTO_UDP, 0,
+                                 saddr, daddr)
+                ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+                udp = struct.pack("!HHHH", 10000 + flow % 50000, 9, ulen, 0)
+                s.send(eth + ip + udp + MAGIC +
+                       struct.pack("!II", flow, seq) + bytes(pad))
+        else:
+            eth = dst + src + struct.pack("!H", ETH_P_SEQ)
+            pad = max(0, a.size - 14 - 16)
+
+            def send(flow, seq):
+                s.send(eth + MAGIC + struct.pack("!II", flow, seq) +
+                       bytes(pad))
     if a.prio >= 0:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, a.prio)
 
