@@ -1,28 +1,138 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make bench-pp`: boot a guest (2 vCPUs), run tests/bench/pp-guest.sh
-# (pp_frag off vs on, side by side in one run: TCP over a veth pair and over
-# the BQL test NIC, copy vs pp_frag vs MSG_ZEROCOPY) and save its markdown
-# tables to build/bench/pp.md. TCG numbers are only meaningful as ratios.
+# `make bench-pp`: two guest boots (2 vCPUs, Debian 6.1 unless --series says
+# otherwise) running tests/bench/pp-guest.sh, pp_frag off vs on side by side
+# in each, and their markdown tables saved to build/bench/pp.md:
+#   boot 1, no swiotlb: TCP over a veth pair and over the BQL test NIC;
+#     copy vs pp_frag vs MSG_ZEROCOPY over the veth and over the test NIC's
+#     DMA path (dma-direct: a map is an address computation);
+#   boot 2, swiotlb=force: the test NIC's DMA path only, where every map
+#     bounces through a swiotlb slot (the one per-map cost this guest can
+#     have: the test NIC's DMA device is a platform device that no QEMU
+#     IOMMU covers, tests/pp/iommu-probe.sh);
+# then a table of both boots side by side (ratios within each boot only).
+# TCG numbers are only meaningful as ratios measured in one run.
+#   --quick   every part with tiny sizes (BENCH_QUICK=1), tables to
+#             build/bench/pp-quick.md; a few minutes.
+# Exit non-zero when a boot failed or a part's table is missing.
 # Env: BENCH_SECS (per iperf3 run, default 3), BENCH_POOL (pool pages, 256),
 # BENCH_REPS (ABBA blocks, 2), BENCH_ZC_SMALL_MB / BENCH_ZC_LARGE_MB (bytes
-# per pp_stream.py run with 4 KiB / 256 KiB writes, 24 / 96); options go to
-# scripts/vmtest.sh.
-set -euo pipefail
+# per pp_stream.py run with 4 KiB / 256 KiB writes, 16 / 64); other options
+# go to scripts/vmtest.sh (boot 2 replaces an --append).
+set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/build/bench
 mkdir -p "$out"
+quick=0
+args=()
+kern=(--series 6.1)
+for a in "$@"; do
+	case $a in
+	--quick) quick=1 ;;
+	# the caller picks the kernel (make bench-pp: --kernel of the modules'
+	# KVER); else Debian's 6.1, modules built for it by vmtest.sh
+	--kernel | --series | --debug | --rt) kern=() args+=("$a") ;;
+	*) args+=("$a") ;;
+	esac
+done
+name=pp tmo1=2400 tmo2=1500 qtag=""
 env=""
+if [ $quick = 1 ]; then
+	name=pp-quick tmo1=600 tmo2=600 qtag=" --quick"
+	env="BENCH_QUICK=1 "
+fi
 for v in BENCH_SECS BENCH_POOL BENCH_REPS BENCH_ZC_SMALL_MB BENCH_ZC_LARGE_MB; do
 	[ -n "${!v:-}" ] && env+="$v=${!v} "
 done
-{
-	echo "<!-- make bench-pp, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, guest: 2 vCPUs TCG -->"
-	echo
-	"$root/scripts/vmtest.sh" --cpus 2 --timeout 900 "$@" \
-		--shell-cmd "${env}bash tests/bench/pp-guest.sh"
-} | tee "$out/pp.log"
+load() { uptime | sed 's/.*load average: /load average /'; }
+
+# boot N LOG PARTS [vmtest options]: one guest running the parts PARTS;
+# everything it prints goes to LOG (and to the terminal).
+boot() {
+	local n=$1 log=$2 parts=$3 tmo=$4 rc
+	shift 4
+	echo "bench: boot $n ($parts${*:+, $*}), host $(load)" >&2
+	{
+		echo "<!-- make bench-pp$qtag, boot $n: parts $parts${*:+, $*}," \
+			"$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, host $(load) at the start," \
+			"guest: 2 vCPUs TCG -->"
+		echo
+		"$root/scripts/vmtest.sh" "${kern[@]}" --cpus 2 --timeout "$tmo" "${args[@]}" "$@" \
+			--shell-cmd "${env}BENCH_PARTS='$parts' bash tests/bench/pp-guest.sh"
+	} | tee "$log"
+	rc=${PIPESTATUS[0]}
+	echo "<!-- boot $n ended $(date -u '+%H:%M UTC'), host $(load) -->" >>"$log"
+	return "$rc"
+}
 # The guest's diagnostics share the console with the tables: keep the tables.
-grep -v -E '^(bench: |# \[|# cleanup|vmtest: )' "$out/pp.log" >"$out/pp.md"
-echo "bench-pp: saved $out/pp.md" >&2
+tables() { grep -v -E '^(bench: |# \[|# cleanup|vmtest: )' "$1"; }
+
+fail=0
+log1=$out/$name.boot1.log log2=$out/$name.boot2.log
+boot 1 "$log1" "iperf zc dma" $tmo1 || { echo "bench-pp: boot 1 failed" >&2; fail=1; }
+boot 2 "$log2" "dma" $tmo2 --append swiotlb=force || { echo "bench-pp: boot 2 failed" >&2; fail=1; }
+
+# Both boots' DMA parts side by side, from the "bench: dma-data" lines.
+side_by_side() {
+	python3 - "$log1" "$log2" <<'PY'
+import json
+import sys
+
+boots = []
+for path in sys.argv[1:]:
+    d = None
+    for line in open(path, errors="replace"):
+        if line.startswith("bench: dma-data "):
+            d = json.loads(line[len("bench: dma-data "):])
+    boots.append(d)
+if not all(boots):
+    sys.exit("bench-pp: a boot printed no DMA data")
+plain, forced = boots
+if plain["swiotlb"] or not forced["swiotlb"]:
+    sys.exit("bench-pp: boot 1 must run without swiotlb=force, boot 2 with it")
+
+
+def f(v, fmt):
+    return fmt % v if v is not None else "n/a"
+
+
+rows = {(r["writes"], r["mode"]): r for r in forced["rows"]}
+names = {"copy": "copy", "ppfrag": "pp_frag", "optin": "pp_frag + opt-in", "zerocopy": "zerocopy"}
+print("### The DMA path: no swiotlb vs swiotlb=force, side by side")
+print()
+print("The two boots' DMA tables in one: throughput and CPU as ratios to copy within each boot (the boots ran at "
+      "different times: compare ratios, not rates), counts per GB sent. "
+      + ("" if forced["optin"] else "Under swiotlb=force the driver's opt-in is refused (pp_frag keeps no mapping "
+         "for a device that needs syncs): '-'."))
+print()
+print("| writes | mode | no swiotlb: MB/s vs copy | CPU s/GB vs copy | kernel s/GB vs copy | maps/GB | saved/GB "
+      "| swiotlb=force: MB/s vs copy | CPU s/GB vs copy | kernel s/GB vs copy | maps/GB | bounced MB/GB |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for r in plain["rows"]:
+    s = rows.get((r["writes"], r["mode"]))
+    right = (f"{f(s['tput'], '%.3f')} | {f(s['cpu'], '%.3f')} | {f(s['kern'], '%.3f')} | "
+             f"{s['maps_gb']:.0f} | {f(s['bounced_gb'], '%.0f')} |" if s else "- | - | - | - | - |")
+    print(f"| {r['writes']} | {names[r['mode']]} | {f(r['tput'], '%.3f')} | {f(r['cpu'], '%.3f')} | "
+          f"{f(r['kern'], '%.3f')} | {r['maps_gb']:.0f} | {r['saved_gb']:.0f} | " + right)
+print()
+PY
+}
+
+{
+	tables "$log1"
+	echo
+	tables "$log2"
+	echo
+	side_by_side || fail=1
+} >"$out/$name.md"
+# Every part's table must be there: boot 1 has three, boot 2 one, and the
+# side-by-side table.
+for h in "### pp_frag: TCP transmit, off vs on" "### pp_frag vs MSG_ZEROCOPY" \
+	"### The DMA path: copy vs pp_frag vs MSG_ZEROCOPY over the test NIC, no swiotlb" \
+	"### The DMA path: copy vs pp_frag vs MSG_ZEROCOPY over the test NIC, swiotlb=force" \
+	"### The DMA path: no swiotlb vs swiotlb=force, side by side"; do
+	grep -qF "$h" "$out/$name.md" || { echo "bench-pp: missing table: $h" >&2; fail=1; }
+done
+echo "bench-pp: saved $out/$name.md" >&2
+exit $fail
