@@ -24,17 +24,47 @@
 # leaves it out; SCALE_PP_COUNTS, SCALE_PP_MB and SCALE_PP_POOL go to the
 # guest script.
 #
-# Not measured here yet: xps_flow from 1k to 1M flows (issue 13).
+# xps_flow: a guest booted under QEMU -icount (as scripts/bench-xps.sh:
+# guest time = guest instructions, one CPU online) runs
+# tests/bench/scale-xps-guest.sh: pktgen with 1k, 10k, 100k and 1M flows
+# through a table of 2^20 entries, steering off (stock XPS) and on (off,
+# on, on, off): instructions per packet, the on/off overhead, the table's
+# occupancy against a uniform hash, its counters and its memory per entry.
+# Tables appended to scale.md, the guest's output in scale-xps.log.
+# SCALE_XPS=0 leaves it out; SCALE_XPS_FLOWS, SCALE_XPS_PKTS,
+# SCALE_XPS_ROUNDS and SCALE_XPS_PERF go to the guest script.
 #
 # Every run is kept: the tables have a row per count and run.
 #
+# --quick (make check's form, a few minutes): the KUnit suite up to 100
+# sockets once, pp_frag with 1 and 10 sockets and 4 MiB a run, xps_flow
+# with 100 and 1,000 flows and 2,000-packet steady passes; tables to
+# build/bench/scale-quick.md (scale.md stays as it is). Either form exits
+# non-zero when a part it ran gave no table.
+#
 # Env: SCALE_MAX (default 10000), SCALE_RUNS (3), SCALE_SERIES (6.1),
-# SCALE_PP (1).
+# SCALE_KUNIT, SCALE_PP, SCALE_XPS (1: run that part; 0: leave it out).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/build/bench
+quick=0
+case ${1:-} in
+--quick) quick=1 ;;
+"") ;;
+*)
+	echo "usage: bench-scale.sh [--quick]" >&2
+	exit 2
+	;;
+esac
+name=scale
 max=${SCALE_MAX:-10000}
 runs=${SCALE_RUNS:-3}
+if [ $quick = 1 ]; then
+	name=scale-quick
+	max=${SCALE_MAX:-100}
+	runs=${SCALE_RUNS:-1}
+	export SCALE_PP_COUNTS=${SCALE_PP_COUNTS:-1 10} SCALE_PP_MB=${SCALE_PP_MB:-4}
+fi
 series=${SCALE_SERIES:-6.1}
 if ! [[ $max =~ ^[1-9][0-9]*$ ]] || [ "$max" -gt 10000 ]; then
 	echo "bench-scale: SCALE_MAX must be 1..10000" >&2
@@ -45,22 +75,30 @@ if ! [[ $runs =~ ^[1-9]$ ]]; then
 	exit 2
 fi
 mkdir -p "$out"
+md=$out/$name.md
+: >"$md"
+# The host is shared: each saved run says what else loaded it.
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+# has_table FILE: true when FILE holds a markdown table row.
+has_table() { grep -q '^|.*|$' "$1"; }
 
 kunit_out=$root/build/kunit$([ "$series" = 6.1 ] || echo "-$series")
-: >"$out/scale.log"
-for ((r = 1; r <= runs; r++)); do
-	echo "bench-scale: run $r of $runs: nvme_tcp_prio_scale up to $max sockets (KUnit, UML, Linux $series)" >&2
-	"$root/scripts/kunit.sh" --series "$series" --timeout 3600 \
-		--kernel-arg "nvme_tcp_prio_sock_test.scale_max=$max" 'nvme_tcp_prio_scale*' >&2
-	grep -o 'scale: sockets=.*' "$kunit_out/test.log" | sed "s/^scale:/scale: run=$r/" >>"$out/scale.log"
-done
+if [ "${SCALE_KUNIT:-1}" != 0 ]; then
+	: >"$out/$name.log"
+	for ((r = 1; r <= runs; r++)); do
+		echo "bench-scale: run $r of $runs: nvme_tcp_prio_scale up to $max sockets (KUnit, UML, Linux $series)" >&2
+		"$root/scripts/kunit.sh" --series "$series" --timeout 3600 \
+			--kernel-arg "nvme_tcp_prio_sock_test.scale_max=$max" 'nvme_tcp_prio_scale*' >&2
+		grep -o 'scale: sockets=.*' "$kunit_out/test.log" | sed "s/^scale:/scale: run=$r/" >>"$out/$name.log"
+	done
 
-# One row a socket count. probe: ns the engine adds per socket in its
-# tracepoint probe (every state change of the socket and of its peer);
-# walk: one walk of the socket tables, what the refill work does each time
-# the probe found no spare entry (rescans: how often it did while the
-# sockets connected; walk x rescans / sockets: that work per socket).
-awk -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" -v cores="$(nproc)" -v series="$series" '
+	# One row a socket count. probe: ns the engine adds per socket in its
+	# tracepoint probe (every state change of the socket and of its peer);
+	# walk: one walk of the socket tables, what the refill work does each time
+	# the probe found no spare entry (rescans: how often it did while the
+	# sockets connected; walk x rescans / sockets: that work per socket).
+	awk -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" -v cores="$(nproc)" -v series="$series" -v load="$(load)" \
+		-v cmd="make bench-scale$([ $quick = 0 ] || echo " --quick")" '
 function f(k) { return v[k] + 0 }
 {
 	delete v
@@ -79,7 +117,7 @@ function f(k) { return v[k] + 0 }
 	last = n
 }
 END {
-	printf "<!-- make bench-scale, %s, %d host cores, KUnit UML kernel %s with KASAN and lockdep -->\n\n", date, cores, series
+	printf "<!-- %s, %s, %d host cores, load average %s, KUnit UML kernel %s with KASAN and lockdep -->\n\n", cmd, date, cores, load, series
 	print "### NVMe priority: managed host sockets (KUnit nvme_tcp_prio_scale)\n"
 	print "Host sockets set up as nvme-tcp'"'"'s, connected over loopback with the engine attached. probe: ns the engine adds"
 	print "per socket in its tracepoint probe. The rules write re-applies to every socket (one write moves all of them to a new"
@@ -96,7 +134,13 @@ END {
 	print "|---|---|---|---|---|"
 	for (r = 1; r in runs; r++)
 		printf "| %d | %.2f | %s | %.2fx | %.2fx |\n", r, ms[r, 10000], ms[r, 10000] < 50 ? "met" : "NOT met", per[r, 10000] / per[r, 1000], pr[r, 10000] / pr[r, 1000]
-}' "$out/scale.log" | tee "$out/scale.md"
+	}' "$out/$name.log" >"$out/$name-kunit.md"
+	has_table "$out/$name-kunit.md" || {
+		echo "bench-scale: the KUnit part gave no table ($out/$name.log)" >&2
+		exit 1
+	}
+	tee -a "$md" <"$out/$name-kunit.md"
+fi
 
 if [ "${SCALE_PP:-1}" != 0 ]; then
 	env=""
@@ -104,13 +148,53 @@ if [ "${SCALE_PP:-1}" != 0 ]; then
 		[ -z "${!v:-}" ] || env+="$v='${!v}' "
 	done
 	echo "bench-scale: pp_frag, one sender over many sockets (guest, Linux $series)" >&2
+	hdr="<!-- make bench-scale$([ $quick = 0 ] || echo " --quick"), pp_frag, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, load average $(load), guest: Debian $series, 2 vCPUs TCG -->"
 	"$root/scripts/vmtest.sh" --series "$series" --cpus 2 --timeout 1800 \
-		--shell-cmd "${env}bash tests/bench/scale-pp-guest.sh" >"$out/scale-pp.log"
+		--shell-cmd "${env}bash tests/bench/scale-pp-guest.sh" >"$out/$name-pp.log"
 	{
 		echo
-		echo "<!-- make bench-scale, pp_frag, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, guest: Debian $series, 2 vCPUs TCG -->"
+		echo "$hdr"
 		echo
-		grep -v -E '^(bench: |# \[|# cleanup|vmtest: |KTAP|1\.\.)' "$out/scale-pp.log"
-	} | tee -a "$out/scale.md"
+		grep -v -E '^(bench: |# \[|# cleanup|vmtest: |KTAP|1\.\.)' "$out/$name-pp.log" || true
+	} >"$out/$name-pp.md"
+	has_table "$out/$name-pp.md" || {
+		echo "bench-scale: the pp_frag part gave no table ($out/$name-pp.log)" >&2
+		exit 1
+	}
+	tee -a "$md" <"$out/$name-pp.md"
 fi
-echo "bench-scale: saved $out/scale.md" >&2
+
+# xps_flow, in instructions: an icount boot as scripts/bench-xps.sh's
+# (shift=0: 1 ns of guest time per instruction; sleep=off: idle skipped;
+# one CPU online, since QEMU 7.2's -icount did not bring up the Debian
+# kernel's second x86 vCPU in minutes, and pktgen sends from CPU 0 only).
+if [ "${SCALE_XPS:-1}" != 0 ]; then
+	icount_shift=0
+	icount_spec="shift=$icount_shift,sleep=off"
+	env="BENCH_QUICK=$quick BENCH_ICOUNT_SPEC=$icount_spec BENCH_ICOUNT_SHIFT=$icount_shift "
+	for v in SCALE_XPS_FLOWS SCALE_XPS_PKTS SCALE_XPS_ROUNDS SCALE_XPS_PERF; do
+		[ -z "${!v:-}" ] || env+="$v='${!v}' "
+	done
+	echo "bench-scale: xps_flow, 1k to 1M flows (icount guest, Linux $series)" >&2
+	hdr="<!-- make bench-scale$([ $quick = 0 ] || echo " --quick"), xps_flow, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, load average $(load), guest: Debian $series, TCG -icount $icount_spec, 2 vCPUs, maxcpus=1 -->"
+	XNET_VM_ICOUNT=$icount_spec "$root/scripts/vmtest.sh" --series "$series" --icount \
+		--cpus 2 --append maxcpus=1 --timeout 5400 \
+		--shell-cmd "${env}bash tests/bench/scale-xps-guest.sh" >"$out/$name-xps.log"
+	{
+		echo
+		echo "$hdr"
+		echo
+		grep -v -E '^(bench: |# \[|# cleanup|vmtest: |KTAP|1\.\.)' "$out/$name-xps.log" || true
+	} >"$out/$name-xps.md"
+	if ! grep -q '^### xps_flow: 1k to 1M flows' "$out/$name-xps.md" ||
+		! has_table "$out/$name-xps.md"; then
+		echo "bench-scale: the xps_flow part gave no table ($out/$name-xps.log)" >&2
+		exit 1
+	fi
+	tee -a "$md" <"$out/$name-xps.md"
+fi
+has_table "$md" || {
+	echo "bench-scale: no part ran" >&2
+	exit 1
+}
+echo "bench-scale: saved $md" >&2
