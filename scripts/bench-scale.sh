@@ -32,7 +32,9 @@
 # occupancy against a uniform hash, its counters and its memory per entry.
 # Tables appended to scale.md, the guest's output in scale-xps.log.
 # SCALE_XPS=0 leaves it out; SCALE_XPS_FLOWS, SCALE_XPS_PKTS,
-# SCALE_XPS_ROUNDS and SCALE_XPS_PERF go to the guest script.
+# SCALE_XPS_ROUNDS and SCALE_XPS_PERF go to the guest script. Then, on
+# the host, the same flows under SCALE_XPS_SEEDS (201) seeds of the
+# module's tuple key (tests/bench/scale-xps-seeds.c): the guest sees one.
 #
 # Every run is kept: the tables have a row per count and run.
 #
@@ -176,7 +178,12 @@ if [ "${SCALE_XPS:-1}" != 0 ]; then
 		[ -z "${!v:-}" ] || env+="$v='${!v}' "
 	done
 	echo "bench-scale: xps_flow, 1k to 1M flows (icount guest, Linux $series)" >&2
-	hdr="<!-- make bench-scale$([ $quick = 0 ] || echo " --quick"), xps_flow, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, load average $(load), guest: Debian $series, TCG -icount $icount_spec, 2 vCPUs, maxcpus=1 -->"
+	# The code measured: the checkout's commit, and whether xps_flow/ had
+	# changes not committed yet (vmtest builds the working tree).
+	code=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "?")
+	git -C "$root" diff --quiet HEAD -- xps_flow 2>/dev/null ||
+		code+=" with uncommitted changes in xps_flow/"
+	hdr="<!-- make bench-scale$([ $quick = 0 ] || echo " --quick"), xps_flow, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, load average $(load), code $code, guest: Debian $series, TCG -icount $icount_spec, 2 vCPUs, maxcpus=1 -->"
 	XNET_VM_ICOUNT=$icount_spec "$root/scripts/vmtest.sh" --series "$series" --icount \
 		--cpus 2 --append maxcpus=1 --timeout 5400 \
 		--shell-cmd "${env}bash tests/bench/scale-xps-guest.sh" >"$out/$name-xps.log"
@@ -192,6 +199,26 @@ if [ "${SCALE_XPS:-1}" != 0 ]; then
 		exit 1
 	fi
 	tee -a "$md" <"$out/$name-xps.md"
+	# The guest saw one seed of the tuple key (drawn at module load); the
+	# same flows under many seeds, on the host, with the module's own key
+	# function (tests/bench/scale-xps-seeds.c).
+	seeds=${SCALE_XPS_SEEDS:-201}
+	[ $quick = 0 ] || seeds=${SCALE_XPS_SEEDS:-21}
+	flows=${SCALE_XPS_FLOWS:-1000 10000 100000 1000000}
+	[ $quick = 0 ] || flows=${SCALE_XPS_FLOWS:-100 1000}
+	cc -O2 -Wall -o "$out/scale-xps-seeds" "$root/tests/bench/scale-xps-seeds.c"
+	{
+		echo "The same N flows (the guest's tuples) placed by xps_flow's own key function, \`xnet_xps_key_v4()\` of xps_flow/decide.h, with the table's 2^20 mask, under $seeds random seeds on the host (tests/bench/scale-xps-seeds.c): occupied slots, and the share of the N flows that share a slot with another. The guest above measured one seed. The key is a multiply-add-shift hash, linear in the tuple's 32-bit words, and the flows are a grid of ports: the spread over seeds, not the expected value, is what differs from a uniform hash."
+		echo
+		# shellcheck disable=SC2086 # the counts are words
+		"$out/scale-xps-seeds" "$seeds" $flows
+		echo
+	} >"$out/$name-seeds.md"
+	has_table "$out/$name-seeds.md" || {
+		echo "bench-scale: the xps_flow seeds table is missing" >&2
+		exit 1
+	}
+	tee -a "$md" <"$out/$name-seeds.md"
 fi
 has_table "$md" || {
 	echo "bench-scale: no part ran" >&2

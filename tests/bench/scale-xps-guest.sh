@@ -402,7 +402,11 @@ if pr:
         diff = {k: b.get(k, 0.0) - a.get(k, 0.0) for k in set(a) | set(b)}
         top = sorted(diff.items(), key=lambda kv: -abs(kv[1]))[:12]
         print("Where the added instructions go (the same two profiled passes): per symbol, instructions per packet, "
-              "on minus off, the 12 symbols that changed most.\n")
+              "on minus off, the 12 symbols that changed most. perf's sampling interrupt (every 20000 guest "
+              "instructions, more often than every second packet) is part of these passes, and their totals differ by "
+              "more than the unprofiled runs' medians above: symbols outside xps_flow (the receive path's, page "
+              "clearing) move between the two passes for reasons of the profiled runs themselves; the xfl_* rows are "
+              "the wrappers' own instructions.\n")
         print("| symbol | off | on | on - off |")
         print("|---|---:|---:|---:|")
         for k, v in top:
