@@ -634,6 +634,36 @@ static unsigned int xfl_carry(struct net_device *dev, struct xfl_table *t,
 	return lost;
 }
 
+/* A zeroed table of @entries (a power of two, at most 2^20) on @node. */
+static struct xfl_table *xfl_table_alloc(u32 entries, int node)
+{
+	struct xfl_table *t = kzalloc_node(sizeof(*t), GFP_KERNEL_ACCOUNT, node);
+
+	if (!t)
+		return NULL;
+	/*
+	 * 2^n x 8 bytes exactly. kvmalloc serves up to 4 MiB from the page
+	 * allocator (no waste for a power of two) and vmallocs 8 MiB with
+	 * huge pages allowed: 8 MiB plus a header was rounded up to 10.
+	 */
+	t->entries = kvzalloc_node(array_size(entries, sizeof(u64)),
+				   GFP_KERNEL_ACCOUNT, node);
+	if (!t->entries) {
+		kfree(t);
+		return NULL;
+	}
+	t->mask = entries - 1;
+	return t;
+}
+
+static void xfl_table_free(struct xfl_table *t)
+{
+	if (t) {
+		kvfree(t->entries);
+		kfree(t);
+	}
+}
+
 /*
  * Turn steering on with a table of @entries (a power of two), or replace
  * the table. RTNL held. The hook is installed only on the first enable;
@@ -672,15 +702,13 @@ int xfl_enable(struct xfl_dev *xd, u32 entries)
 		}
 	}
 	/* Charged to the writer's memory cgroup: up to 8 MiB per device. */
-	t = kvzalloc_node(struct_size(t, entries, entries), GFP_KERNEL_ACCOUNT,
-			  dev_to_node(&dev->dev));
+	t = xfl_table_alloc(entries, dev_to_node(&dev->dev));
 	if (!t) {
 		if (!xd->installed)
 			module_put(THIS_MODULE);
 		kfree(hook);	/* never installed: nobody saw it */
 		return -ENOMEM;
 	}
-	t->mask = entries - 1;
 	if (old) {
 		/*
 		 * A resize keeps every hold: the entries are carried over
@@ -698,7 +726,7 @@ int xfl_enable(struct xfl_dev *xd, u32 entries)
 		synchronize_net();
 		lost = xfl_carry(dev, t, old);
 		WRITE_ONCE(t->settling, 0);
-		kvfree(old);	/* no reader since synchronize_net() */
+		xfl_table_free(old);	/* no reader since synchronize_net() */
 		if (lost)
 			netdev_info(dev, "xps_flow: resize to %u entries merged %u busy flows on other queues into one entry each\n",
 				    entries, lost);
@@ -741,7 +769,7 @@ void xfl_disable(struct xfl_dev *xd)
 		return;
 	/* No wrapper reached through dev->netdev_ops runs after this. */
 	synchronize_net();
-	kvfree(t);
+	xfl_table_free(t);
 	if (restored) {
 		xfl_pinned--;
 		module_put(THIS_MODULE);

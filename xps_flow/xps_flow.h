@@ -17,7 +17,11 @@ struct xfl_table {
 	 * may be one the old table got after the first copy).
 	 */
 	u8 settling;
-	u64 entries[];		/* xnet_xps_pack() words, 0 = empty */
+	/*
+	 * xnet_xps_pack() words, 0 = empty: an allocation of its own, exactly
+	 * 8 bytes an entry (xfl_table_alloc()).
+	 */
+	u64 *entries;
 };
 
 /* Per CPU and device; the list is stats.h. */
