@@ -15,6 +15,11 @@
 # TCG numbers are only meaningful as ratios measured in one run.
 #   --quick   every part with tiny sizes (BENCH_QUICK=1), tables to
 #             build/bench/pp-quick.md; a few minutes.
+#   --icount  the DMA part only, in both boots, under vmtest.sh --icount
+#             (one vCPU: maxcpus=1): guest time is then an instruction
+#             count, so MB/s and CPU s/GB count instructions (1 s = 10^9)
+#             and do not depend on the host's load; tables to
+#             build/bench/pp-icount.md.
 # Exit non-zero when a boot failed or a part's table is missing.
 # Env: BENCH_SECS (per iperf3 run, default 3), BENCH_POOL (pool pages, 256),
 # BENCH_REPS (ABBA blocks, 2), BENCH_ZC_SMALL_MB / BENCH_ZC_LARGE_MB (bytes
@@ -24,12 +29,13 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/build/bench
 mkdir -p "$out"
-quick=0
+quick=0 icount=0
 args=()
 kern=(--series 6.1)
 for a in "$@"; do
 	case $a in
 	--quick) quick=1 ;;
+	--icount) icount=1 ;;
 	# the caller picks the kernel (make bench-pp: --kernel of the modules'
 	# KVER); else Debian's 6.1, modules built for it by vmtest.sh
 	--kernel | --series | --debug | --rt) kern=() args+=("$a") ;;
@@ -38,9 +44,17 @@ for a in "$@"; do
 done
 name=pp tmo1=2400 tmo2=1500 qtag=""
 env=""
+parts1="iperf zc dma" app1=() app2=(--append swiotlb=force) guest="2 vCPUs TCG"
 if [ $quick = 1 ]; then
 	name=pp-quick tmo1=600 tmo2=600 qtag=" --quick"
 	env="BENCH_QUICK=1 "
+fi
+if [ $icount = 1 ]; then
+	# QEMU 7.2 did not bring up a second vCPU under -icount (vmtest.sh);
+	# maxcpus=1, not --cpus 1: the test NIC's XPS maps name CPU 1.
+	name=$name-icount tmo1=2400 tmo2=2400 qtag+=" --icount" guest="1 vCPU TCG -icount"
+	parts1=dma app1=(--icount --append maxcpus=1)
+	app2=(--icount --append "maxcpus=1 swiotlb=force")
 fi
 for v in BENCH_SECS BENCH_POOL BENCH_REPS BENCH_ZC_SMALL_MB BENCH_ZC_LARGE_MB; do
 	[ -n "${!v:-}" ] && env+="$v=${!v} "
@@ -56,7 +70,7 @@ boot() {
 	{
 		echo "<!-- make bench-pp$qtag, boot $n: parts $parts${*:+, $*}," \
 			"$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, host $(load) at the start," \
-			"guest: 2 vCPUs TCG -->"
+			"guest: $guest -->"
 		echo
 		"$root/scripts/vmtest.sh" "${kern[@]}" --cpus 2 --timeout "$tmo" "${args[@]}" "$@" \
 			--shell-cmd "${env}BENCH_PARTS='$parts' bash tests/bench/pp-guest.sh"
@@ -70,8 +84,8 @@ tables() { grep -v -E '^(bench: |# \[|# cleanup|vmtest: )' "$1"; }
 
 fail=0
 log1=$out/$name.boot1.log log2=$out/$name.boot2.log
-boot 1 "$log1" "iperf zc dma" $tmo1 || { echo "bench-pp: boot 1 failed" >&2; fail=1; }
-boot 2 "$log2" "dma" $tmo2 --append swiotlb=force || { echo "bench-pp: boot 2 failed" >&2; fail=1; }
+boot 1 "$log1" "$parts1" $tmo1 "${app1[@]}" || { echo "bench-pp: boot 1 failed" >&2; fail=1; }
+boot 2 "$log2" "dma" $tmo2 "${app2[@]}" || { echo "bench-pp: boot 2 failed" >&2; fail=1; }
 
 # Both boots' DMA parts side by side, from the "bench: dma-data" lines.
 side_by_side() {
@@ -126,9 +140,11 @@ PY
 	echo
 	side_by_side || fail=1
 } >"$out/$name.md"
-# Every part's table must be there: boot 1 has three, boot 2 one, and the
-# side-by-side table.
-for h in "### pp_frag: TCP transmit, off vs on" "### pp_frag vs MSG_ZEROCOPY" \
+# Every part's table must be there: boot 1 has three (one with --icount),
+# boot 2 one, and the side-by-side table.
+want=("### pp_frag: TCP transmit, off vs on" "### pp_frag vs MSG_ZEROCOPY")
+[ $icount = 0 ] || want=()
+for h in "${want[@]}" \
 	"### The DMA path: copy vs pp_frag vs MSG_ZEROCOPY over the test NIC, no swiotlb" \
 	"### The DMA path: copy vs pp_frag vs MSG_ZEROCOPY over the test NIC, swiotlb=force" \
 	"### The DMA path: no swiotlb vs swiotlb=force, side by side"; do
