@@ -2,37 +2,84 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # NVMe/TCP priority benchmark, run inside the guest by scripts/bench-nvme.sh.
-# Prints markdown tables on stdout (diagnostics go to stderr).
+# Prints markdown tables on stdout (diagnostics, "bench: ..." lines, go to
+# stderr). Every part measures "off vs on" side by side in one run: TCG
+# latencies are not real, only the ratios mean anything.
 #
-# Topology (tests/vm/lib_nvme.sh): host in init_net, target in netns "tgt",
-# one veth pair; nvmet on null_blk. Two parts, each "off vs on" in one run:
-#  1. the seed's table: fio io_uring, pvsync2 and libaio, QD1/batch 1 and
-#     QD32/batch 8, 4k random reads: IOPS, mean and p99.99 latency, without
-#     the modules and with them (so_priority=BENCH_PRIO on both sides, no
-#     priority-aware qdisc). Blocks off, on, on, off (ABBA: drift cancels);
-#     each cell is the mean of its two runs. The modules are loaded and
-#     unloaded on the live connection (adoption and restore at work).
-#     Interrupt-driven completions: polled I/O (--hipri on nvme-tcp poll
-#     queues) makes Debian's 6.1.192 kernel warn by itself ("Voluntary
-#     context switch within RCU read-side critical section", lock_sock in
-#     nvme_tcp_poll under bio_poll), modules or not.
-#  2. why priority matters: both veth egress sides shaped to BENCH_RATE by
-#     a tbf whose child is a prio qdisc (default priomap: priority 6 is the
-#     top band, 0 the middle one), UDP bulk traffic (iperf3, twice the rate)
-#     filling the shaper in both directions; fio libaio QD1 with priority
-#     off and on (the parameter rewritten on the live connection), ABBA.
+# Parts (BENCH_PARTS, default "seed shaped mqprio"):
+#  seed    the seed's fio matrix (4k random reads: io_uring and libaio at
+#          QD1/batch 1 and QD32/batch 8, pvsync2 at QD1 - it is synchronous,
+#          its real depth is 1) over a veth pair (host in init_net, target in
+#          netns "tgt", nvmet on null_blk, tests/vm/lib_nvme.sh), without the
+#          modules and with them (so_priority=BENCH_PRIO on both sides, no
+#          priority-aware qdisc). Blocks off, on, on, off (ABBA: drift
+#          cancels), each cell the mean of its two runs; the modules are
+#          loaded and unloaded on the live connection.
+#          BENCH_POLL=1: the seed's own setup: the connection gets poll
+#          queues (nr_poll_queues), io_uring and pvsync2 rows run with
+#          --hipri besides the interrupt-driven rows, busy polling as the
+#          seed (target busy_read=60000, host busy_poll=5000). Polled I/O
+#          makes the stock nvme-tcp driver warn by itself, on 6.1.192 and
+#          6.12.118 alike ("Voluntary context switch within RCU read-side
+#          critical section": iocb_bio_iopoll holds rcu_read_lock around
+#          bio_poll -> nvme_tcp_poll -> lock_sock, which sleeps when the
+#          socket is busy: a race, so some boots do not warn). This script
+#          looks for it in the kernel log and says whether it fired before
+#          or after our modules were first loaded; the wrapper runs these
+#          rows in a boot of their own.
+#  shaped  both veth egress sides shaped to BENCH_RATE by a tbf whose child
+#          is a prio qdisc (default priomap: priority 6 is the top band, 0 the
+#          middle one), UDP bulk traffic (twice the rate) filling the shaper
+#          in both directions, its queue on both sides checked before each
+#          run; fio libaio QD1 with priority off and on (the parameter
+#          rewritten on the live connection), ABBA. Default 2mbit: with the
+#          host's two cores shared by other guests, the TCG guest sent only
+#          4-5 Mbit/s of UDP, and a shaper it does not fill holds no queue.
+#  mqprio  an ADQ-like NIC setup on the BQL test NIC (tests/testnic, tn0 in
+#          init_net, tn1 in netns tnns, 4 TX queues): on both sides
+#          "mqprio num_tc 2 map ... queues 3@0 1@3 hw 0" maps priority
+#          BENCH_PRIO to traffic class 1 (queue 3, nothing else uses it), every
+#          other priority to class 0 (queues 0-2). Each TX queue is a slow
+#          link: ring of BENCH_TN_DEPTH packets, each completing
+#          BENCH_TN_DELAY us after its xmit. UDP bulk (twice what one queue
+#          carries) both ways on class 0; fio libaio QD1 with priority
+#          0 (storage shares the bulk's queue) vs BENCH_PRIO (its own queue),
+#          ABBA. The test NIC's per-queue counters must show NVMe packets on
+#          queue 3 in every "on" run (at least one per I/O each way) and none
+#          in the "off" runs: asserted.
+# BENCH_QUICK=1: every part, 1 s per fio run, one run per mode (off, on),
+# the matrix's QD1 rows only.
 set -uo pipefail
+# shellcheck source=tests/vm/lib.sh
 . "$XNET_SRC/tests/vm/lib.sh"
+# shellcheck source=tests/vm/lib_nvme.sh
 . "$XNET_SRC/tests/vm/lib_nvme.sh"
 
+QUICK=${BENCH_QUICK:-0}
 SECS=${BENCH_SECS:-3}
+[ "$QUICK" = 1 ] && SECS=1
 PRIO=${BENCH_PRIO:-6}
-RATE=${BENCH_RATE:-10mbit}
-IPERF=/usr/bin/iperf3
+RATE=${BENCH_RATE:-2mbit}
+POLL=${BENCH_POLL:-0}
+PARTS=${BENCH_PARTS:-seed shaped mqprio}
+TN_DELAY=${BENCH_TN_DELAY:-8000}
+TN_DEPTH=${BENCH_TN_DEPTH:-1}
+BULK_SNDBUF=${BENCH_BULK_SNDBUF:-40000}
+# ABBA, or one run per mode in the quick form.
+ORDER=(off:1 on:1 on:2 off:2)
+NRUNS=2
+if [ "$QUICK" = 1 ]; then
+	ORDER=(off:1 on:1)
+	NRUNS=1
+fi
+ORDER_TXT="order ${ORDER[*]%%:*}"
+ORDER_TXT=${ORDER_TXT// /, }
+ORDER_TXT=${ORDER_TXT/order,/order}
 
 log() { echo "bench: $*" >&2; }
+has_part() { [[ " $PARTS " == *" $1 "* ]]; }
 
-# run_fio NAME ENGINE QD BATCH [extra...] -> "IOPS MEAN_US P9999_US"
+# run_fio NAME ENGINE QD BATCH [extra...] -> "IOPS MEAN_US P9999_US IOS"
 run_fio() {
 	local name=$1 eng=$2 qd=$3 batch=$4 out=$XNET_TMP/fio-$1.json
 	shift 4
@@ -40,6 +87,7 @@ run_fio() {
 		--rw=randread --bs=4k --time_based --runtime="$SECS" --ramp_time=0.5
 		--norandommap --size=64M --percentile_list=99.99
 		--output-format=json "$@")
+	# pvsync2 is synchronous: one I/O at a time whatever iodepth says.
 	if [ "$eng" != pvsync2 ]; then
 		args+=(--iodepth="$qd" --iodepth_batch_submit="$batch"
 			--iodepth_batch_complete_min="$batch")
@@ -48,40 +96,310 @@ run_fio() {
 		cat "$out.err" >&2
 		fail "fio $name failed"
 	}
-	python3 - "$out" <<'PY'
+	python3 - "$out" <<'PY' || fail "fio $name: no result"
 import json, sys
 r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+if not r["total_ios"]:
+    sys.exit(1)
 pct = r["clat_ns"].get("percentile", {})
 p = next((v for k, v in pct.items() if k.startswith("99.99")), 0)
-print("%.0f %.1f %.1f" % (r["iops"], r["lat_ns"]["mean"] / 1000.0, p / 1000.0))
+print("%.1f %.1f %.1f %d" % (r["iops"], r["lat_ns"]["mean"] / 1000.0, p / 1000.0, r["total_ios"]))
 PY
 }
 
-# The six fio cases of the seed. Fills RES[MODE/case]="iops mean p9999".
-declare -A RES=()
-CASES=("io_uring 1 1" "io_uring 32 8" "pvsync2 1 1" "pvsync2 32 8" "libaio 1 1"
-	"libaio 32 8")
-seed_cases() {	# seed_cases MODE RUN
-	local mode=$1 run=$2 c eng qd b
-	for c in "${CASES[@]}"; do
-		read -r eng qd b <<<"$c"
-		log "$mode (run $run): $eng QD$qd/$b"
-		RES[$mode/$eng/$qd/$b/$run]=$(run_fio "$mode-$eng-$qd" "$eng" "$qd" "$b")
-	done
+# meanN KEY-PREFIX: element-wise mean of RES[PREFIX/1..NRUNS] (3 fields).
+meanN() {
+	local i args=()
+	for ((i = 1; i <= NRUNS; i++)); do args+=("${RES[$1/$i]}"); done
+	python3 -c "import sys; r=[a.split() for a in sys.argv[1:]]; print(' '.join('%.1f' % (sum(float(x[j]) for x in r) / len(r)) for j in range(3)))" "${args[@]}"
 }
-
-# mean2 "a b c" "d e f" -> element-wise mean of two result triples
-mean2() { python3 -c "import sys; a=sys.argv[1].split(); b=sys.argv[2].split(); print('%.0f %.1f %.1f' % tuple((float(x)+float(y))/2 for x, y in zip(a, b)))" "$1" "$2"; }
 
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print('%.2f' % (b/a) if a else 'n/a')" "$1" "$2"; }
 
 mods_on() {
+	kmsg_mark mods-on
 	prio_load nvme_tcp_prio so_priority="$PRIO" >&2
 	prio_load nvmet_tcp_prio so_priority="$PRIO" >&2
 }
 mods_off() {
 	prio_unload nvme_tcp_prio >&2
 	prio_unload nvmet_tcp_prio >&2
+}
+prio_off() { pp_set nvme_tcp_prio so_priority 0; pp_set nvmet_tcp_prio so_priority 0; }
+prio_on() { pp_set nvme_tcp_prio so_priority "$PRIO"; pp_set nvmet_tcp_prio so_priority "$PRIO"; }
+
+declare -A RES=()
+# Print order of the matrix: "ENGINE QD BATCH MODE" (MODE irq or poll).
+CASES=("io_uring 1 1 irq" "io_uring 32 8 irq" "pvsync2 1 1 irq" "libaio 1 1 irq"
+	"libaio 32 8 irq")
+[ "$POLL" = 1 ] && CASES+=("io_uring 1 1 poll" "io_uring 32 8 poll" "pvsync2 1 1 poll")
+if [ "$QUICK" = 1 ]; then
+	CASES=("io_uring 1 1 irq" "libaio 1 1 irq")
+	[ "$POLL" = 1 ] && CASES+=("io_uring 1 1 poll" "pvsync2 1 1 poll")
+fi
+
+seed_cases() {	# seed_cases MODE RUN
+	local mode=$1 run=$2 c eng qd b pm extra
+	for c in "${CASES[@]}"; do
+		read -r eng qd b pm <<<"$c"
+		extra=()
+		[ "$pm" = poll ] && extra=(--hipri)
+		log "$mode (run $run): $eng QD$qd/$b $pm"
+		RES[$mode/$eng/$qd/$b/$pm/$run]=$(run_fio "$mode-$eng-$qd-$pm" "$eng" "$qd" "$b" "${extra[@]}") ||
+			exit 1
+	done
+}
+
+# ---- polled I/O: which queues the commands really went to
+TRACEFS=/sys/kernel/tracing
+[ -d $TRACEFS/events ] || TRACEFS=/sys/kernel/debug/tracing
+# poll_probe ENGINE -> "POLLQ TOTAL": commands of a 1 s fio --hipri QD1 run
+# that the nvme_setup_cmd tracepoint saw on the poll queues (qid above the
+# default and read queues) and in all. Run outside the timed runs.
+poll_probe() {
+	local eng=$1 ev=$TRACEFS/events/nvme/nvme_setup_cmd tr
+	[ -d "$ev" ] || fail "no nvme_setup_cmd tracepoint ($ev)"
+	wput $TRACEFS/trace "" || fail "clearing the trace buffer"
+	wput "$ev/enable" 1 || fail "enabling nvme_setup_cmd"
+	/usr/bin/fio --name=probe --filename="$DEV" --ioengine="$eng" --hipri --direct=1 \
+		--rw=randread --bs=4k --time_based --runtime=1 --size=64M \
+		--output-format=json >/dev/null 2>&1 || fail "fio $eng --hipri probe failed"
+	wput "$ev/enable" 0
+	tr=$XNET_TMP/trace-$eng
+	cat $TRACEFS/trace >"$tr"
+	python3 - "$tr" "$NV_CTRL" "$POLLQ_FIRST" <<'PY'
+import re, sys
+tot = pol = 0
+for l in open(sys.argv[1]):
+    m = re.search(r"nvme_setup_cmd: %s: .*qid=([0-9]+)" % sys.argv[2], l)
+    if not m or m.group(1) == "0":
+        continue
+    tot += 1
+    pol += int(m.group(1)) >= int(sys.argv[3])
+print(pol, tot)
+PY
+}
+
+# The stock driver's own warning in polled I/O (see the header): where it
+# fired relative to the modules' load, and that it is the nvme_tcp_poll one.
+poll_warning_note() {
+	local l seen=0 where='' trace=0
+	kmsg_load
+	for l in "${KMSG_ALL[@]}"; do
+		[[ $l == *"xnet-test-mark: mods-on"* ]] && [ -z "$where" ] && where=after
+		if [[ $l == *"Voluntary context switch within RCU read-side critical section"* ]]; then
+			seen=1
+			[ -n "$where" ] || where=before
+		fi
+		[ $seen = 1 ] && [[ $l == *nvme_tcp_poll* ]] && trace=1
+	done
+	if [ $seen = 0 ]; then
+		echo "Kernel log: no RCU warning from polled I/O in this boot."
+	elif [ $trace = 1 ]; then
+		echo "Kernel log: the stock driver warned once, \"Voluntary context switch within RCU read-side critical section\" (nvme_tcp_poll -> lock_sock under iocb_bio_iopoll's rcu_read_lock), $where the modules were first loaded."
+	else
+		echo "Kernel log: \"Voluntary context switch within RCU read-side critical section\" without nvme_tcp_poll in its trace: not the known warning."
+	fi
+}
+
+part_seed() {
+	local c eng qd b pm i0 m0 p0 i1 m1 p1 run mode host_tagged tgt_tagged
+	local opts=(nr_io_queues=2) busy='' nd np nr
+	if [ "$POLL" = 1 ]; then
+		# One kernel plays both machines. net.core.busy_read is global and
+		# read when a socket is created: the target's listener (whose
+		# accepted sockets copy it) is created with 60000 as the seed's
+		# target, then it goes back to 0 before the host connects.
+		# busy_poll (poll/select) is the seed host's 5000. nvme-tcp sets
+		# its host sockets' sk_ll_usec to 1 itself.
+		wput /proc/sys/net/core/busy_read 60000 || fail "busy_read"
+		busy="target busy_read=60000, host busy_poll=5000"
+		opts+=(nr_poll_queues=2)
+	fi
+	nv_target 1 "$NV_T4" 4420
+	if [ "$POLL" = 1 ]; then
+		wput /proc/sys/net/core/busy_read 0 || fail "busy_read"
+		wput /proc/sys/net/core/busy_poll 5000 || fail "busy_poll"
+	fi
+	nv_connect "$NV_T4" 4420 "${NV_TNQN[1]}" "${opts[@]}"
+	DEV=${NV_DEV[$NV_CTRL]}
+	log "target ${NV_TNQN[1]} on $NV_T4:4420, host device $DEV ($NV_CTRL), ${opts[*]}"
+	local pol_io=none pol_sync=none
+	if [ "$POLL" = 1 ]; then
+		rd "/sys/block/${DEV##*/}/queue/io_poll"
+		[ "$R" = 1 ] || fail "$DEV: io_poll is '$R', no poll queues"
+		kmsg_load
+		local l
+		for l in "${KMSG_ALL[@]}"; do
+			[[ $l =~ $NV_CTRL:\ mapped\ ([0-9]+)/([0-9]+)/([0-9]+)\ default/read/poll ]] || continue
+			nd=${BASH_REMATCH[1]} nr=${BASH_REMATCH[2]} np=${BASH_REMATCH[3]}
+		done
+		[ "${np:-0}" -gt 0 ] || fail "$NV_CTRL: no poll queues mapped"
+		POLLQ_FIRST=$((nd + nr + 1))
+		pol_io=$(poll_probe io_uring) || exit 1
+		pol_sync=$(poll_probe pvsync2) || exit 1
+		log "commands on poll queues: io_uring --hipri $pol_io, pvsync2 --hipri $pol_sync"
+		# io_uring --hipri must really poll, else the "poll" rows are not.
+		read -r c b <<<"$pol_io"
+		[ "$c" -gt 0 ] || fail "io_uring --hipri: none of $b commands on a poll queue"
+	fi
+	host_tagged='' tgt_tagged=''
+	for run in "${ORDER[@]}"; do
+		mode=${run%%:*}
+		run=${run#*:}
+		if [ "$mode" = on ] && ! mod_loaded nvme_tcp_prio; then
+			mods_on
+			pstat_read nvme_tcp_prio
+			host_tagged=${PSTAT[tracked]}
+			pstat_read nvmet_tcp_prio
+			tgt_tagged=${PSTAT[tracked]}
+		elif [ "$mode" = off ] && mod_loaded nvme_tcp_prio; then
+			mods_off
+		fi
+		seed_cases "$mode" "$run"
+	done
+	mod_loaded nvme_tcp_prio && mods_off
+
+	if [ "$POLL" = 1 ]; then
+		echo "### NVMe/TCP priority: the seed's fio matrix, poll queues and busy polling"
+	else
+		echo "### NVMe/TCP priority: the seed's fio matrix (no priority-aware qdisc)"
+	fi
+	echo
+	echo "fio 4k random reads, ${SECS} s per run, null_blk over nvmet-tcp on a veth pair, QEMU TCG guest ($(uname -r)), no priority-aware qdisc;"
+	echo "each cell is the mean of $NRUNS run(s) in the $ORDER_TXT."
+	echo "off: no module; on: nvme_tcp_prio and nvmet_tcp_prio loaded on the live connection with so_priority=$PRIO (managing $host_tagged host and $tgt_tagged target sockets)."
+	echo "pvsync2 is synchronous: its depth is 1 whatever iodepth says, so it has a QD1 row only."
+	if [ "$POLL" = 1 ]; then
+		echo "Connection: ${opts[*]} (mapped $nd/$nr/$np default/read/poll queues); $busy as the seed. irq: interrupt-driven completions; poll: fio --hipri (io_uring: IOPOLL ring, pvsync2: RWF_HIPRI)."
+		local pio tio psy tsy
+		read -r pio tio <<<"$pol_io"
+		read -r psy tsy <<<"$pol_sync"
+		echo -n "nvme_setup_cmd tracepoint, 1 s probe per engine before the timed runs: io_uring --hipri put $pio of $tio commands on the poll queues, pvsync2 --hipri $psy of $tsy"
+		if [ "$psy" -eq 0 ]; then
+			echo " (block-device sync direct I/O submits without REQ_POLLED and sleeps: its poll rows are interrupt-driven)."
+		else
+			echo "."
+		fi
+		echo "veth has no NAPI unless XDP is attached, so busy polling finds nothing to poll here: the poll rows differ from the irq rows by the poll queues and the submitter's polling."
+		poll_warning_note
+	fi
+	echo
+	echo "| engine | completions | QD/batch | IOPS off | IOPS on | on/off | mean µs off | mean µs on | on/off | p99.99 µs off | p99.99 µs on |"
+	echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for c in "${CASES[@]}"; do
+		read -r eng qd b pm <<<"$c"
+		read -r i0 m0 p0 <<<"$(meanN "off/$eng/$qd/$b/$pm")"
+		read -r i1 m1 p1 <<<"$(meanN "on/$eng/$qd/$b/$pm")"
+		echo "| $eng | $pm | $qd/$b | $i0 | $i1 | $(ratio "$i0" "$i1") | $m0 | $m1 | $(ratio "$m0" "$m1") | $p0 | $p1 |"
+	done
+	echo
+}
+
+# ---- bulk traffic: paced UDP, one stream each way
+# (A small Python sender rather than iperf3: iperf3's UDP test starts with
+# a handshake whose reply can be dropped by a queue the other direction's
+# bulk already fills, and then that client never sends; and its start under
+# TCG took longer than the 1.5 s the bench waited.)
+BLAST=$XNET_TMP/udp_blast.py
+cat >"$BLAST" <<'PY'
+import socket, sys, time
+mode, addr, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+if len(sys.argv) > 5:
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, int(sys.argv[5]))
+if mode == "sink":
+    s.bind((addr, port))
+    while True:
+        s.recv(65536)
+pps, buf, n, t0 = float(sys.argv[4]), b"x" * 1400, 0, time.monotonic()
+while True:
+    n += 1
+    try:
+        s.sendto(buf, (addr, port))
+    except OSError:
+        pass
+    d = t0 + n / pps - time.monotonic()
+    if d > 0:
+        time.sleep(d)
+PY
+# bulk_sinks HOST-ADDR NS NS-ADDR: UDP sinks on port 9001 on both sides.
+bulk_sinks() {
+	/usr/bin/python3 "$BLAST" sink "$1" 9001 &
+	NV_BGPIDS+=($!)
+	$IP netns exec "$2" /usr/bin/python3 "$BLAST" sink "$3" 9001 &
+	NV_BGPIDS+=($!)
+}
+# bulk_start HOST-ADDR NS NS-ADDR PPS: 1400-byte datagrams at PPS each way.
+# The sender's socket buffer (BULK_SNDBUF, doubled by the kernel) holds
+# fewer packets than the qdisc would: when the bottleneck's queue has that
+# many, the sender blocks instead of the qdisc dropping. So the bulk keeps
+# a standing queue of a few tens of packets, and storage sharing it waits
+# behind them without losing packets (with drops, nvme-tcp's keep-alive
+# timed out behind TCP's backed-off retransmissions and the controller
+# reset: "Link has been severed").
+bulk_start() {
+	/usr/bin/python3 "$BLAST" send "$3" 9001 "$4" "$BULK_SNDBUF" &
+	BULK_PIDS=($!)
+	$IP netns exec "$2" /usr/bin/python3 "$BLAST" send "$1" 9001 "$4" "$BULK_SNDBUF" &
+	BULK_PIDS+=($!)
+	NV_BGPIDS+=("${BULK_PIDS[@]}")
+}
+bulk_stop() {
+	kill "${BULK_PIDS[@]}" 2>/dev/null
+	wait "${BULK_PIDS[@]}" 2>/dev/null
+	return 0
+}
+# qdisc_stat DEV NS MATCH -> "SENT_BYTES BACKLOG_PKTS" of the first qdisc of
+# DEV (in NS, "" = init_net) whose line contains MATCH.
+qdisc_stat() {
+	local l on=0 sent='' bl=''
+	while read -r l; do
+		if [[ $l == qdisc* ]]; then
+			[ -n "$sent" ] && break
+			[[ $l == *"$3"* ]] && on=1 || on=0
+		elif [ $on = 1 ] && [[ $l =~ ^Sent\ ([0-9]+)\ bytes ]]; then
+			sent=${BASH_REMATCH[1]}
+		elif [ $on = 1 ] && [[ $l =~ ^backlog\ [0-9]+[a-zA-Z]*\ ([0-9]+)p ]]; then
+			bl=${BASH_REMATCH[1]}
+		fi
+	done < <($TC ${2:+-n "$2"} -s qdisc show dev "$1")
+	echo "${sent:-0} ${bl:-0}"
+}
+_backlogged() {	# DEV NS MATCH: more than 2 packets queued
+	local b
+	read -r _ b <<<"$(qdisc_stat "$1" "$2" "$3")"
+	[ "$b" -gt 2 ]
+}
+# wait_contention HDEV TNS TDEV MATCH: until the bulk keeps a queue on both
+# sides (15 s), else the part would measure nothing: fail.
+wait_contention() {
+	wait_until 15 _backlogged "$1" "" "$4" || fail "bulk traffic keeps no queue on $1 ($4)"
+	wait_until 15 _backlogged "$3" "$2" "$4" || fail "bulk traffic keeps no queue on $3 ($4)"
+	log "backlog (packets): $1 $(qdisc_stat "$1" "" "$4" | cut -d' ' -f2), $3 $(qdisc_stat "$3" "$2" "$4" | cut -d' ' -f2)"
+}
+mbit() { python3 -c "import sys; print('%.2f' % ((int(sys.argv[2]) - int(sys.argv[1])) * 8 / float(sys.argv[3]) / 1e6))" "$@"; }
+# contended_fio NAME HDEV TNS TDEV MATCH [run_fio args]: fio during bulk
+# traffic; RES[NAME] = fio's result, RES[bw/NAME] = "UP DOWN 0": Mbit/s
+# each way through the bottleneck (all traffic) during the fio run.
+contended_fio() {
+	local name=$1 hd=$2 ns=$3 td=$4 m=$5 u0 d0 u1 d1 t0 t1 r
+	shift 5
+	read -r u0 _ <<<"$(qdisc_stat "$hd" "" "$m")"
+	read -r d0 _ <<<"$(qdisc_stat "$td" "$ns" "$m")"
+	t0=${EPOCHREALTIME/./}
+	r=$(run_fio "$@") || exit 1
+	t1=${EPOCHREALTIME/./}
+	read -r u1 _ <<<"$(qdisc_stat "$hd" "" "$m")"
+	read -r d1 _ <<<"$(qdisc_stat "$td" "$ns" "$m")"
+	RES[$name]=$r
+	RES[bw/$name]="$(mbit "$u0" "$u1" $(((t1 - t0) / 1000))e-3) $(mbit "$d0" "$d1" $(((t1 - t0) / 1000))e-3) 0"
+}
+# meanbw PREFIX -> "UP DOWN" means with two decimals
+meanbw() {
+	local i args=()
+	for ((i = 1; i <= NRUNS; i++)); do args+=("${RES[bw/$1/$i]}"); done
+	python3 -c "import sys; r=[a.split() for a in sys.argv[1:]]; print(' '.join('%.2f' % (sum(float(x[j]) for x in r) / len(r)) for j in range(2)))" "${args[@]}"
 }
 
 shape() {	# shape DEV [NS]: tbf RATE with a prio qdisc inside
@@ -93,95 +411,202 @@ shape() {	# shape DEV [NS]: tbf RATE with a prio qdisc inside
 	$TC $ns qdisc add dev "$1" parent 1:1 handle 10: prio || fail "prio on $1"
 }
 
-# ---- setup
-nv_init
-nv_target 1 "$NV_T4" 4420
-nv_connect "$NV_T4" 4420 "${NV_TNQN[1]}" nr_io_queues=2
-DEV=${NV_DEV[$NV_CTRL]}
-log "target ${NV_TNQN[1]} on $NV_T4:4420, host device $DEV ($NV_CTRL)"
-
-# ---- part 1: the seed's matrix, ABBA: off, on, on, off (same connection)
-seed_cases off 1
-mods_on
-pstat_read nvme_tcp_prio
-host_tagged=${PSTAT[tracked]}
-pstat_read nvmet_tcp_prio
-tgt_tagged=${PSTAT[tracked]}
-seed_cases on 1
-seed_cases on 2
-mods_off
-seed_cases off 2
-
-echo "### NVMe/TCP priority: the seed's fio matrix (no priority-aware qdisc)"
-echo
-echo "fio 4k random reads, ${SECS} s per run, null_blk over nvmet-tcp on a veth pair, QEMU TCG guest;"
-echo "each cell is the mean of 2 runs in the order off, on, on, off."
-echo "off: no module; on: nvme_tcp_prio and nvmet_tcp_prio loaded on the live connection with so_priority=$PRIO (managing $host_tagged host and $tgt_tagged target sockets)."
-echo
-echo "| engine | QD/batch | IOPS off | IOPS on | on/off | mean µs off | mean µs on | p99.99 µs off | p99.99 µs on |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
-for c in "${CASES[@]}"; do
-	read -r eng qd b <<<"$c"
-	read -r i0 m0 p0 <<<"$(mean2 "${RES[off/$eng/$qd/$b/1]}" "${RES[off/$eng/$qd/$b/2]}")"
-	read -r i1 m1 p1 <<<"$(mean2 "${RES[on/$eng/$qd/$b/1]}" "${RES[on/$eng/$qd/$b/2]}")"
-	echo "| $eng | $qd/$b | $i0 | $i1 | $(ratio "$i0" "$i1") | $m0 | $m1 | $p0 | $p1 |"
-done
-echo
-
-# ---- part 2: a shaped link with bulk traffic competing
-mods_on
-shape "$NV_HDEV"
-shape "$NV_TDEV" "$NV_NS"
-$IP netns exec "$NV_NS" $IPERF -s -p 5201 -D -B "$NV_U4" >/dev/null || fail "iperf3 server"
-$IP netns exec "$NV_NS" $IPERF -s -p 5202 -D -B "$NV_U4" >/dev/null || fail "iperf3 server"
-sleep 0.5
-CSECS=$((SECS * 2))
-BULK=$(python3 -c "import re,sys; m=re.match(r'([0-9.]+)([kmg]?)bit', sys.argv[1]); print('%dM' % (2 * float(m.group(1)) * {'k':1e-3,'':1e-6,'m':1,'g':1e3}[m.group(2)]))" "$RATE")
-declare -A BW=()
-contended() {	# contended MODE RUN: fio libaio QD1 while UDP bulk runs both ways
-	local mode=$1 run=$2 up=$XNET_TMP/iperf-up.json down=$XNET_TMP/iperf-down.json
-	$IPERF -c "$NV_U4" -p 5201 -u -b "$BULK" -t $((CSECS + 3)) -J >"$up" 2>/dev/null &
-	local p1=$!
-	$IPERF -c "$NV_U4" -p 5202 -u -b "$BULK" -R -t $((CSECS + 3)) -J >"$down" 2>/dev/null &
-	local p2=$!
-	sleep 1.5
-	log "contended, priority $mode (run $run)"
-	RES[$mode/contended/$run]=$(SECS=$CSECS run_fio "$mode-contended" libaio 1 1)
-	wait $p1 $p2
-	BW[$mode/$run]=$(python3 - "$up" "$down" <<'PY'
-import json, sys
-mb = []
-for f in sys.argv[1:]:
-    try:
-        mb.append(json.load(open(f))["end"]["sum"]["bits_per_second"] / 1e6)
-    except Exception:
-        mb.append(0.0)
-print("%.1f %.1f 0" % tuple(mb))
-PY
-)
+part_shaped() {
+	local run mode i0 m0 p0 i1 m1 p1 u0 d0 u1 d1 CSECS PPS
+	[ -n "${DEV:-}" ] || {
+		nv_target 1 "$NV_T4" 4420
+		nv_connect "$NV_T4" 4420 "${NV_TNQN[1]}" nr_io_queues=2
+		DEV=${NV_DEV[$NV_CTRL]}
+	}
+	mod_loaded nvme_tcp_prio || mods_on
+	shape "$NV_HDEV"
+	shape "$NV_TDEV" "$NV_NS"
+	bulk_sinks "$NV_H4" "$NV_NS" "$NV_U4"
+	CSECS=$((SECS * 2))
+	# Twice the shaped rate in 1442-byte IP packets.
+	PPS=$(python3 -c "import re,sys; m=re.match(r'([0-9.]+)([kmg]?)bit', sys.argv[1]); print('%.0f' % (2 * float(m.group(1)) * {'k':1e3,'':1,'m':1e6,'g':1e9}[m.group(2)] / (1442 * 8)))" "$RATE")
+	for run in "${ORDER[@]}"; do
+		mode=${run%%:*}
+		run=${run#*:}
+		if [ "$mode" = on ]; then prio_on; else prio_off; fi
+		bulk_start "$NV_H4" "$NV_NS" "$NV_U4" "$PPS"
+		wait_contention "$NV_HDEV" "$NV_NS" "$NV_TDEV" "tbf 1: root"
+		log "shaped, priority $mode (run $run)"
+		SECS=$CSECS contended_fio "shaped/$mode/$run" "$NV_HDEV" "$NV_NS" "$NV_TDEV" "tbf 1: root" \
+			"$mode-shaped" libaio 1 1
+		bulk_stop
+	done
+	read -r i0 m0 p0 <<<"$(meanN shaped/off)"
+	read -r i1 m1 p1 <<<"$(meanN shaped/on)"
+	read -r u0 d0 <<<"$(meanbw shaped/off)"
+	read -r u1 d1 <<<"$(meanbw shaped/on)"
+	echo "### NVMe/TCP priority: shaped link, bulk traffic competing"
+	echo
+	echo "Both veth egress sides: tbf $RATE (200 ms of queue) with a prio qdisc inside (default priomap: priority $PRIO -> band 0, 0 -> band 1)."
+	echo "UDP bulk at $PPS packets/s of 1442 bytes both ways (twice the shaped rate), a queue on both shapers checked before each fio libaio QD1 4k random-read run (${CSECS} s per run, mean of $NRUNS run(s), $ORDER_TXT); link Mbit/s: what left each shaper during the fio run, all traffic."
+	echo "Priority off: so_priority=0 (NVMe shares the bulk band); on: so_priority=$PRIO on both sides, written to the live connection."
+	echo
+	echo "| | IOPS | mean µs | p99.99 µs | link Mbit/s host->target | link Mbit/s target->host |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	echo "| priority off | $i0 | $m0 | $p0 | $u0 | $d0 |"
+	echo "| priority on | $i1 | $m1 | $p1 | $u1 | $d1 |"
+	echo "| on/off | $(ratio "$i0" "$i1") | $(ratio "$m0" "$m1") | $(ratio "$p0" "$p1") | | |"
+	echo
+	$TC qdisc del dev "$NV_HDEV" root 2>/dev/null
+	$TC -n "$NV_NS" qdisc del dev "$NV_TDEV" root 2>/dev/null
 }
-prio_off() { pp_set nvme_tcp_prio so_priority 0; pp_set nvmet_tcp_prio so_priority 0; }
-prio_on() { pp_set nvme_tcp_prio so_priority "$PRIO"; pp_set nvmet_tcp_prio so_priority "$PRIO"; }
-prio_off
-contended off 1
-prio_on
-contended on 1
-contended on 2
-prio_off
-contended off 2
 
-read -r i0 m0 p0 <<<"$(mean2 "${RES[off/contended/1]}" "${RES[off/contended/2]}")"
-read -r i1 m1 p1 <<<"$(mean2 "${RES[on/contended/1]}" "${RES[on/contended/2]}")"
-read -r u0 d0 _ <<<"$(mean2 "${BW[off/1]}" "${BW[off/2]}")"
-read -r u1 d1 _ <<<"$(mean2 "${BW[on/1]}" "${BW[on/2]}")"
-echo "### NVMe/TCP priority: shaped link, bulk traffic competing"
-echo
-echo "Both veth egress sides: tbf $RATE (200 ms of queue) with a prio qdisc inside (default priomap: priority $PRIO -> band 0, 0 -> band 1)."
-echo "iperf3 UDP at $BULK both ways (twice the shaped rate) during fio libaio QD1 4k random reads (${CSECS} s per run, mean of 2 runs, order off, on, on, off)."
-echo "Priority off: so_priority=0 (NVMe shares the bulk band); on: so_priority=$PRIO on both sides, written to the live connection."
-echo
-echo "| | IOPS | mean µs | p99.99 µs | UDP up Mbit/s | UDP down Mbit/s |"
-echo "|---|---:|---:|---:|---:|---:|"
-echo "| priority off | $i0 | $m0 | $p0 | $u0 | $d0 |"
-echo "| priority on | $i1 | $m1 | $p1 | $u1 | $d1 |"
-echo "| on/off | $(ratio "$i0" "$i1") | $(ratio "$m0" "$m1") | $(ratio "$p0" "$p1") | | |"
+# ---- mqprio on the test NIC
+TN_T=10.99.0.2
+# txq_sent DEV -> TXS[q]: sent_pkts of each TX queue of the test NIC DEV.
+declare -A TXS=()
+txq_sent() {
+	local l f=() cols=() lines=() i
+	TXS=()
+	mapfile -t lines <"/sys/kernel/debug/xnet_testnic/$1/queues"
+	read -r -a cols <<<"${lines[0]}"
+	for l in "${lines[@]:1}"; do
+		read -r -a f <<<"$l"
+		for i in "${!cols[@]}"; do
+			[ "${cols[i]}" = sent_pkts ] && TXS[${f[0]}]=${f[i]}
+		done
+	done
+	[ -n "${TXS[3]:-}" ] || fail "$1: no sent_pkts of tx-3 in debugfs queues"
+}
+
+# tc_diag DEV [NS]: the qdisc counters of DEV on stderr (bench: lines),
+# to see whether the bulk really kept a backlog.
+tc_diag() {
+	local l
+	# shellcheck disable=SC2086
+	$TC ${2:+-n $2} -s qdisc show dev "$1" | while read -r l; do
+		case $l in
+		qdisc*) printf 'bench: %s: %s' "$1" "${l%% bands*}" ;;
+		Sent*) printf ', %s' "$l" ;;
+		backlog*) printf ', %s\n' "$l" ;;
+		esac
+	done >&2
+}
+
+# tn_mqprio DEV [NS]: the ADQ-like layout and the slow queues on DEV.
+tn_mqprio() {
+	local dev=$1 ns=${2:-} map=() i q x
+	for ((i = 0; i < 16; i++)); do map+=($((i == PRIO))); done
+	# shellcheck disable=SC2086
+	$TC ${ns:+-n $ns} qdisc replace dev "$dev" root handle 100: mqprio num_tc 2 \
+		map "${map[@]}" queues 3@0 1@3 hw 0 || fail "mqprio on $dev"
+	# mqprio cleared the XPS maps. Traffic class 0 goes to tx-0 from both
+	# CPUs, so storage at priority 0 shares the bulk's queue for sure, not
+	# by the luck of a hash (tx-1 and tx-2 stay idle); class 1 has tx-3.
+	for q in 0 3; do
+		x="echo 3 >/sys/class/net/$dev/queues/tx-$q/xps_cpus"
+		if [ -n "$ns" ]; then
+			$IP netns exec "$ns" /bin/sh -c "$x" || fail "xps_cpus of $dev tx-$q"
+		else
+			/bin/sh -c "$x" || fail "xps_cpus of $dev tx-$q"
+		fi
+	done
+	for q in 0 1 2 3; do
+		wput "/sys/kernel/debug/xnet_testnic/$dev/tx-$q/depth" "$TN_DEPTH" ||
+			fail "$dev tx-$q depth"
+		wput "/sys/kernel/debug/xnet_testnic/$dev/tx-$q/delay_us" "$TN_DELAY" ||
+			fail "$dev tx-$q delay_us"
+	done
+}
+
+part_mqprio() {
+	local run mode ios i0 m0 p0 i1 m1 p1 u0 d0 u1 d1 CSECS PPS a3 b3 a0 b0
+	local -A Q3=()
+	# shellcheck source=tests/vm/lib_testnic.sh
+	. "$XNET_SRC/tests/vm/lib_testnic.sh"
+	tn_setup
+	trap bench_exit EXIT
+	tn_mqprio tn0
+	tn_mqprio tn1 "$NS"
+	NV_NS=$NS nv_target 2 "$TN_T" 4420
+	nv_connect "$TN_T" 4420 "${NV_TNQN[2]}" nr_io_queues=2
+	local tdev=${NV_DEV[$NV_CTRL]}
+	log "mqprio: target ${NV_TNQN[2]} on $TN_T:4420 (netns $NS), host device $tdev"
+	mod_loaded nvme_tcp_prio || mods_on
+	bulk_sinks 10.99.0.1 "$NS" "$TN_T"
+	CSECS=$((SECS * 2))
+	# What one queue carries: TN_DEPTH packets per TN_DELAY us; the bulk
+	# offers twice that, so its queue stays full.
+	PPS=$((2 * TN_DEPTH * 1000000 / TN_DELAY))
+	for run in "${ORDER[@]}"; do
+		mode=${run%%:*}
+		run=${run#*:}
+		if [ "$mode" = on ]; then prio_on; else prio_off; fi
+		# A few I/Os before the bulk starts: a socket keeps its cached TX
+		# queue until it sends with nothing in flight (ooo_okay), so the
+		# first packets after a priority change may use the old class.
+		/usr/bin/dd if="$tdev" of=/dev/null bs=4k count=20 iflag=direct 2>/dev/null ||
+			fail "dd warm-up on $tdev"
+		bulk_start 10.99.0.1 "$NS" "$TN_T" "$PPS"
+		wait_contention tn0 "$NS" tn1 "parent 100:1"
+		txq_sent tn0; a3=${TXS[3]} a0=${TXS[0]}
+		txq_sent tn1; b3=${TXS[3]} b0=${TXS[0]}
+		log "mqprio, priority $mode (run $run)"
+		SECS=$CSECS DEV=$tdev contended_fio "mq/$mode/$run" tn0 "$NS" tn1 "mqprio 100: root" \
+			"$mode-mqprio" libaio 1 1
+		txq_sent tn0; a3=$((TXS[3] - a3)) a0=$((TXS[0] - a0))
+		tc_diag tn0
+		txq_sent tn1; b3=$((TXS[3] - b3)) b0=$((TXS[0] - b0))
+		tc_diag tn1 "$NS"
+		bulk_stop
+		read -r _ _ _ ios <<<"${RES[mq/$mode/$run]}"
+		log "mqprio $mode: $ios I/Os; tn0 tx-3 $a3 tx-0 $a0 packets, tn1 tx-3 $b3 tx-0 $b0"
+		Q3[$mode/$run]="$a3/$b3"
+		if [ "$mode" = on ]; then
+			if [ "$a3" -lt "$ios" ] || [ "$b3" -lt "$ios" ]; then
+				fail "mqprio on: $ios I/Os but only $a3 (tn0) / $b3 (tn1) packets on tx-3"
+			fi
+		elif [ "$a3" -ne 0 ] || [ "$b3" -ne 0 ]; then
+			fail "mqprio off: $a3 (tn0) / $b3 (tn1) packets on tx-3, want none"
+		fi
+		if [ "$a0" -eq 0 ] || [ "$b0" -eq 0 ]; then
+			fail "mqprio: no bulk packets on tx-0"
+		fi
+	done
+	read -r i0 m0 p0 <<<"$(meanN mq/off)"
+	read -r i1 m1 p1 <<<"$(meanN mq/on)"
+	read -r u0 d0 <<<"$(meanbw mq/off)"
+	read -r u1 d1 <<<"$(meanbw mq/on)"
+	local q3on='' q3off=''
+	for run in $(seq 1 $NRUNS); do
+		q3on+="${q3on:+, }${Q3[on/$run]}"
+		q3off+="${q3off:+, }${Q3[off/$run]}"
+	done
+	echo "### NVMe/TCP priority: mqprio (ADQ-like) on the test NIC, bulk traffic competing"
+	echo
+	echo "BQL test NIC pair tn0 (host, init_net) / tn1 (target, netns $NS), 4 TX queues; on both: mqprio num_tc 2, priority $PRIO -> TC 1 = tx-3, every other priority -> TC 0 = tx-0..2 (XPS: TC 0 uses tx-0 from both CPUs), hw 0."
+	echo "Every TX queue: ring of $TN_DEPTH packet(s), each completing $TN_DELAY µs after its xmit. UDP bulk at $PPS packets/s of 1442 bytes both ways (twice what one queue carries) on TC 0, a queue on tx-0 of both sides checked before each fio libaio QD1 4k random-read run (${CSECS} s per run, mean of $NRUNS run(s), $ORDER_TXT); link Mbit/s: what left each device's qdisc during the fio run, all traffic."
+	echo "Priority off: so_priority=0 (NVMe shares tx-0 with the bulk); on: so_priority=$PRIO on both sides, written to the live connection."
+	echo "Packets on tx-3 per run (tn0/tn1, the test NIC's counters; asserted: none when off, at least one per I/O each way when on): off $q3off; on $q3on."
+	echo
+	echo "| | IOPS | mean µs | p99.99 µs | link Mbit/s host->target | link Mbit/s target->host |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	echo "| priority off | $i0 | $m0 | $p0 | $u0 | $d0 |"
+	echo "| priority on | $i1 | $m1 | $p1 | $u1 | $d1 |"
+	echo "| on/off | $(ratio "$i0" "$i1") | $(ratio "$m0" "$m1") | $(ratio "$p0" "$p1") | | |"
+	echo
+}
+
+# NVMe first (its controllers ride on the test NIC), then the test NIC.
+bench_exit() {
+	local rc=$?
+	trap - EXIT
+	_nv_cleanup_all || rc=1
+	declare -F tn_cleanup >/dev/null && tn_cleanup
+	exit $rc
+}
+
+# ---- main
+nv_init
+trap bench_exit EXIT
+log "parts: $PARTS; poll rows: $POLL; ${SECS} s per fio run; $ORDER_TXT"
+if has_part seed; then part_seed; fi
+if has_part shaped; then part_shaped; fi
+if has_part mqprio; then part_mqprio; fi
+if mod_loaded nvme_tcp_prio; then mods_off; fi
+echo "<!-- bench-nvme guest: parts '$PARTS' done -->"
