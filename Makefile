@@ -29,7 +29,8 @@
 #   make bench-nvme      NVMe/TCP priority off vs on, tables in build/bench/nvme.md
 #   make bench-xps       xps_flow off vs on, tables in build/bench/xps.md
 #   make bench-pp        pp_frag off vs on (and MSG_ZEROCOPY), tables in build/bench/pp.md
-#   make bench-scale     cost vs number of managed sockets (KUnit), tables in build/bench/scale.md
+#   make bench-scale     cost vs number of sockets and flows (NVMe, pp_frag, xps_flow), tables in build/bench/scale.md
+#   make bench-quick     every bench's --quick form (make check's bench tier): proves each runs
 #   make setup           install the Debian packages all of this needs
 
 SHELL := /bin/bash
@@ -50,7 +51,7 @@ KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT) $(XNET_KMAKE_FLAGS)
 
 .PHONY: all modules install clean setup check demo test-user kunit vmtest testnic faults kmake-flags \
 	vmtest-series \
-	check-build style sparse vmtest-selftest bench-nvme bench-xps bench-pp bench-scale \
+	check-build style sparse vmtest-selftest bench-nvme bench-xps bench-pp bench-scale bench-quick \
 	debug-kernel vmtest-debug vmtest-selftest-debug check-debug vmtest-rt regress
 
 all: modules
@@ -178,8 +179,9 @@ sparse:
 check:
 	$(ROOT)/scripts/check.sh
 
-bench-nvme: modules
-	$(ROOT)/scripts/bench-nvme.sh --kernel /boot/vmlinuz-$(KVER)
+# Two boots of series it picks (vmtest.sh --series builds the modules).
+bench-nvme:
+	$(ROOT)/scripts/bench-nvme.sh
 
 bench-xps: modules testnic
 	$(ROOT)/scripts/bench-xps.sh --kernel /boot/vmlinuz-$(KVER)
@@ -191,6 +193,9 @@ bench-pp: modules testnic
 # modules for it): nothing to build here first.
 bench-scale:
 	$(ROOT)/scripts/bench-scale.sh
+
+bench-quick: modules testnic
+	$(ROOT)/scripts/bench-quick.sh --kernel /boot/vmlinuz-$(KVER)
 
 # One guest per kernel series of XNET_KERNELS (default 6.1 6.12), each with
 # the modules built against that kernel's headers.

@@ -14,6 +14,8 @@
 #   vmself the guest harness catches failures/hangs/oopses  make vmtest-selftest
 #   rt     the guest tests on Debian's PREEMPT_RT kernel of each series of
 #          $XNET_RT_KERNELS (default 6.12)     make vmtest-rt SERIES=<s>
+#   bench  every bench's quick form runs and writes all its tables
+#                                                    make bench-quick
 #   dbgself the same on the debug kernel, plus one deliberate bug per checker
 #          (KASAN, lockdep, RCU, atomic sleep, UBSAN, debug objects,
 #          kmemleak) that must be reported       make vmtest-selftest-debug
@@ -50,7 +52,9 @@ fi
 
 declare -A target=([user]=test-user [build]=check-build [fuzz]=fuzz-quick [kunit]=kunit
 	[vm]=vmtest-series [vmself]=vmtest-selftest [rt]=vmtest-rt [dbgself]=vmtest-selftest-debug
-	[debug]=vmtest-debug)
+	[debug]=vmtest-debug [bench]=bench-quick)
+# bench: not in the default yet (issue 13): one run of its scale part failed
+# once (pp_fan.py sender at 1 socket, output empty), not yet understood.
 tiers=${XNET_TIERS:-user build fuzz kunit vm vmself rt dbgself debug}
 kunit_archs=${XNET_KUNIT_ARCHS:-um}
 kernels=$("$root/scripts/kernels.sh" list)
@@ -136,24 +140,29 @@ run_one() {
 # XNET_CHECK_LANES is 2 (the default): the check left 40 % of the two CPUs
 # idle with one guest at a time. Two guests slow each other down (vm-6.1:
 # 706 s alone, 1114 s beside the debug tier), so this saved 5 of 65
-# minutes, not half (README). The tiers that compile (user, build, fuzz,
+# minutes, not half (README). The bench tier (every bench's quick form,
+# ~10 minutes) runs last in the debug kernel's lane, the shorter one (debug
+# 3136 s against 3251 s for vm, vmself and rt in the README's timing). The
+# tiers that compile (user, build, fuzz,
 # kunit) run first, alone, and so does the debug kernel's build when it is
 # not cached. XNET_CHECK_LANES=1: one tier at a time.
 first=() guests=() dbg=()
 for r in "${runs[@]}"; do
 	case ${r%%-*} in
 	vm | vmself | rt) guests+=("$r") ;;
-	dbgself | debug) dbg+=("$r") ;;
+	dbgself | debug | bench) dbg+=("$r") ;;
 	*) first+=("$r") ;;
 	esac
 done
 for r in "${first[@]}"; do run_one "$r"; done
 if [ "$lanes" = 2 ] && [ ${#guests[@]} -gt 0 ] && [ ${#dbg[@]} -gt 0 ]; then
-	start=$(date +%s)
-	echo "=== the debug kernel: scripts/vm/debug-kernel.sh (built once, cached)"
-	"$root/scripts/vm/debug-kernel.sh" >"$logs/debug-kernel.log" 2>&1 ||
-		echo "check: the debug kernel did not build ($logs/debug-kernel.log): its tiers will fail"
-	echo "=== the debug kernel: $(($(date +%s) - start))s"
+	if [[ " ${dbg[*]} " =~ \ (dbgself|debug)\  ]]; then
+		start=$(date +%s)
+		echo "=== the debug kernel: scripts/vm/debug-kernel.sh (built once, cached)"
+		"$root/scripts/vm/debug-kernel.sh" >"$logs/debug-kernel.log" 2>&1 ||
+			echo "check: the debug kernel did not build ($logs/debug-kernel.log): its tiers will fail"
+		echo "=== the debug kernel: $(($(date +%s) - start))s"
+	fi
 	(for r in "${dbg[@]}"; do run_one "$r" quiet; done) &
 	lane=$!
 	for r in "${guests[@]}"; do run_one "$r"; done
