@@ -144,6 +144,15 @@ END {
 	tee -a "$md" <"$out/$name-kunit.md"
 fi
 
+# guest_tables LOG HEADER: a guest part's tables (its diagnostics share the
+# console with them) under HEADER.
+guest_tables() {
+	echo
+	echo "$2"
+	echo
+	grep -v -E '^(bench: |# \[|# cleanup|vmtest: |KTAP|1\.\.)' "$1" || true
+}
+
 if [ "${SCALE_PP:-1}" != 0 ]; then
 	env=""
 	for v in SCALE_PP_COUNTS SCALE_PP_MB SCALE_PP_POOL; do
@@ -153,12 +162,7 @@ if [ "${SCALE_PP:-1}" != 0 ]; then
 	hdr="<!-- make bench-scale$([ $quick = 0 ] || echo " --quick"), pp_frag, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, load average $(load), guest: Debian $series, 2 vCPUs TCG -->"
 	"$root/scripts/vmtest.sh" --series "$series" --cpus 2 --timeout 1800 \
 		--shell-cmd "${env}bash tests/bench/scale-pp-guest.sh" >"$out/$name-pp.log"
-	{
-		echo
-		echo "$hdr"
-		echo
-		grep -v -E '^(bench: |# \[|# cleanup|vmtest: |KTAP|1\.\.)' "$out/$name-pp.log" || true
-	} >"$out/$name-pp.md"
+	guest_tables "$out/$name-pp.log" "$hdr" >"$out/$name-pp.md"
 	has_table "$out/$name-pp.md" || {
 		echo "bench-scale: the pp_frag part gave no table ($out/$name-pp.log)" >&2
 		exit 1
@@ -187,12 +191,7 @@ if [ "${SCALE_XPS:-1}" != 0 ]; then
 	XNET_VM_ICOUNT=$icount_spec "$root/scripts/vmtest.sh" --series "$series" --icount \
 		--cpus 2 --append maxcpus=1 --timeout 5400 \
 		--shell-cmd "${env}bash tests/bench/scale-xps-guest.sh" >"$out/$name-xps.log"
-	{
-		echo
-		echo "$hdr"
-		echo
-		grep -v -E '^(bench: |# \[|# cleanup|vmtest: |KTAP|1\.\.)' "$out/$name-xps.log" || true
-	} >"$out/$name-xps.md"
+	guest_tables "$out/$name-xps.log" "$hdr" >"$out/$name-xps.md"
 	if ! grep -q '^### xps_flow: 1k to 1M flows' "$out/$name-xps.md" ||
 		! has_table "$out/$name-xps.md"; then
 		echo "bench-scale: the xps_flow part gave no table ($out/$name-xps.log)" >&2

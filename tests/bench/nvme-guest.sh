@@ -115,6 +115,15 @@ meanN() {
 }
 
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print('%.2f' % (b/a) if a else 'n/a')" "$1" "$2"; }
+# contention_rows: the off / on / on-off rows of a table under bulk traffic,
+# from i0 m0 p0 u0 d0 (off) and i1 m1 p1 u1 d1 (on) of the caller.
+contention_rows() {
+	echo "| | IOPS | mean µs | p99.99 µs | link Mbit/s host->target | link Mbit/s target->host |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	echo "| priority off | $i0 | $m0 | $p0 | $u0 | $d0 |"
+	echo "| priority on | $i1 | $m1 | $p1 | $u1 | $d1 |"
+	echo "| on/off | $(ratio "$i0" "$i1") | $(ratio "$m0" "$m1") | $(ratio "$p0" "$p1") | | |"
+}
 
 mods_on() {
 	kmsg_mark mods-on
@@ -446,11 +455,7 @@ part_shaped() {
 	echo "UDP bulk at $PPS packets/s of 1442 bytes both ways (twice the shaped rate), a queue on both shapers checked before each fio libaio QD1 4k random-read run (${CSECS} s per run, mean of $NRUNS run(s), $ORDER_TXT); link Mbit/s: what left each shaper during the fio run, all traffic."
 	echo "Priority off: so_priority=0 (NVMe shares the bulk band); on: so_priority=$PRIO on both sides, written to the live connection."
 	echo
-	echo "| | IOPS | mean µs | p99.99 µs | link Mbit/s host->target | link Mbit/s target->host |"
-	echo "|---|---:|---:|---:|---:|---:|"
-	echo "| priority off | $i0 | $m0 | $p0 | $u0 | $d0 |"
-	echo "| priority on | $i1 | $m1 | $p1 | $u1 | $d1 |"
-	echo "| on/off | $(ratio "$i0" "$i1") | $(ratio "$m0" "$m1") | $(ratio "$p0" "$p1") | | |"
+	contention_rows
 	echo
 	$TC qdisc del dev "$NV_HDEV" root 2>/dev/null
 	$TC -n "$NV_NS" qdisc del dev "$NV_TDEV" root 2>/dev/null
@@ -584,11 +589,7 @@ part_mqprio() {
 	echo "Priority off: so_priority=0 (NVMe shares tx-0 with the bulk); on: so_priority=$PRIO on both sides, written to the live connection."
 	echo "Packets on tx-3 per run (tn0/tn1, the test NIC's counters; asserted: none when off, at least one per I/O each way when on): off $q3off; on $q3on."
 	echo
-	echo "| | IOPS | mean µs | p99.99 µs | link Mbit/s host->target | link Mbit/s target->host |"
-	echo "|---|---:|---:|---:|---:|---:|"
-	echo "| priority off | $i0 | $m0 | $p0 | $u0 | $d0 |"
-	echo "| priority on | $i1 | $m1 | $p1 | $u1 | $d1 |"
-	echo "| on/off | $(ratio "$i0" "$i1") | $(ratio "$m0" "$m1") | $(ratio "$p0" "$p1") | | |"
+	contention_rows
 	echo
 }
 
