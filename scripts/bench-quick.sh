@@ -17,6 +17,16 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 logs=$root/build/bench
 mkdir -p "$logs"
 benches=${XNET_BENCHES:-nvme xps pp scale}
+for b in $benches; do
+	case $b in
+	nvme | xps | pp | scale) ;;
+	*)
+		echo "bench-quick: XNET_BENCHES: unknown bench '$b' (nvme xps pp scale)" >&2
+		echo "bench: 0 passed, 1 failed"
+		exit 2
+		;;
+	esac
+done
 n=0 pass=0 fail=0
 echo "KTAP version 1"
 echo "1..$(echo "$benches" | wc -w)"

@@ -122,7 +122,12 @@ def main():
         src = s.getsockname()[4]
         dst = bytes.fromhex(a.dst.replace(":", ""))
         if a.ipv4:
-            saddr, daddr = (socket.inet_aton(x) for x in a.ipv4.split(","))
+            try:
+                saddr, daddr = (socket.inet_pton(socket.AF_INET, x)
+                                for x in a.ipv4.split(","))
+            except (OSError, ValueError):
+                ap.error("--ipv4 %r: want SRC,DST (two IPv4 addresses)"
+                         % a.ipv4)
             eth = dst + src + struct.pack("!H", 0x0800)
             pad = max(0, a.size - 14 - 20 - 8 - 16)
             ulen = 8 + 16 + pad
