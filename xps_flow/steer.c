@@ -172,6 +172,51 @@ static __always_inline s64 xfl_xmit_key(const struct sk_buff *skb)
 	return skb->hash;
 }
 
+/*
+ * The select wrapper hands its key to the transmit wrapper in the skb, so
+ * that a packet's headers are parsed and hashed once, not twice: in
+ * sender_cpu (napi_id on receive), with bit 31 set. netdev_pick_tx() has
+ * read sender_cpu (XPS) before the wrapper writes it, and nothing reads it
+ * between queue selection and ndo_start_xmit. CPU numbers + 1 and NAPI IDs
+ * do not reach bit 31. The transmit wrapper takes the key and clears the
+ * field before the driver sees the packet (0: no sender CPU, no NAPI ID;
+ * a lower device's queue selection sets it again). A packet that reaches
+ * the transmit wrapper without it (requeued after NETDEV_TX_BUSY, or not
+ * selected by the wrapper) gets its key computed again: the same key.
+ * Without the field (a kernel with neither XPS nor busy polling) the key
+ * is always computed twice.
+ */
+#if IS_ENABLED(CONFIG_XPS) || IS_ENABLED(CONFIG_NET_RX_BUSY_POLL)
+#define XFL_HANDOFF	BIT(31)
+
+static __always_inline void xfl_hand_key(struct sk_buff *skb, u32 key)
+{
+	BUILD_BUG_ON(XNET_XPS_MAX_ENTRIES > XFL_HANDOFF);
+	skb->sender_cpu = key | XFL_HANDOFF;	/* the index bits are kept */
+}
+
+/* The key at transmit: the one handed over, else xfl_xmit_key(). */
+static __always_inline s64 xfl_taken_key(struct sk_buff *skb)
+{
+	u32 tag = skb->sender_cpu;
+
+	if (likely(tag & XFL_HANDOFF)) {
+		skb->sender_cpu = 0;
+		return tag & ~XFL_HANDOFF;
+	}
+	return xfl_xmit_key(skb);
+}
+#else
+static __always_inline void xfl_hand_key(struct sk_buff *skb, u32 key)
+{
+}
+
+static __always_inline s64 xfl_taken_key(struct sk_buff *skb)
+{
+	return xfl_xmit_key(skb);
+}
+#endif
+
 /* Caller holds rcu_read_lock() (or rcu_read_lock_bh(), as dev_queue_xmit). */
 struct xfl_dev *xfl_lookup(const struct net_device *dev)
 {
@@ -350,6 +395,7 @@ static u16 xfl_steer(struct net_device *dev, struct sk_buff *skb,
 	struct xfl_table *t;
 	u64 *slot, entry;
 	u16 proposed;
+	u32 key;
 
 	if (unlikely(!xd)) {
 		const struct net_device_ops *ops = READ_ONCE(dev->netdev_ops);
@@ -361,7 +407,9 @@ static u16 xfl_steer(struct net_device *dev, struct sk_buff *skb,
 	t = rcu_dereference_check(xd->table, rcu_read_lock_bh_held());
 	if (unlikely(!t))
 		return proposed;
-	slot = &t->entries[xfl_select_key(skb) & t->mask];
+	key = xfl_select_key(skb);
+	xfl_hand_key(skb, key);
+	slot = &t->entries[key & t->mask];
 	entry = READ_ONCE(*slot);
 	this_cpu_inc(xd->stats->lookups);
 	/* No entry, or the flow's queue is the proposed one. */
@@ -422,7 +470,7 @@ static netdev_tx_t xfl_start_xmit(struct sk_buff *skb, struct net_device *dev)
 		kfree_skb(skb);
 		return NETDEV_TX_OK;
 	}
-	key = xfl_xmit_key(skb);
+	key = xfl_taken_key(skb);
 	ret = xd->orig_ops->ndo_start_xmit(skb, dev);	/* skb is gone now */
 	if (ret != NETDEV_TX_OK || key < 0)
 		return ret;

@@ -1640,6 +1640,48 @@ static void xps_flow_key_given_hash(struct kunit *test)
 	kfree_skb(skb);
 }
 
+#ifdef XFL_HANDOFF
+/*
+ * The select wrapper hands its key to the transmit wrapper in
+ * sender_cpu: the transmit key is the handed one even when the headers
+ * changed in between (so it was not computed again), the field is cleared
+ * for the driver, and a packet without a handed key (a CPU number there,
+ * or taken already) gets its key computed.
+ */
+static void xps_flow_key_handoff(struct kunit *test)
+{
+	struct pkt_spec p = {
+		.proto = htons(ETH_P_IP), .l4 = IPPROTO_UDP, .sport = 4000,
+		.dport = 9999, .saddr_last = 1, .ttl = 64,
+	};
+	struct sk_buff *skb = key_pkt(test, &p);
+	u32 mask = XNET_XPS_MAX_ENTRIES - 1;
+	u32 key = xfl_select_key(skb);
+	struct udphdr *uh;
+
+	skb->sender_cpu = 2;		/* netdev_pick_tx(): CPU 1 */
+	KUNIT_EXPECT_EQ(test, xfl_taken_key(skb), (s64)key);
+	KUNIT_EXPECT_EQ(test, skb->sender_cpu, 2U);
+
+	xfl_hand_key(skb, key);
+	uh = (struct udphdr *)(skb_network_header(skb) + ip_hdr(skb)->ihl * 4);
+	uh->source = htons(4001);	/* a computed key would change */
+	KUNIT_EXPECT_NE(test, xfl_xmit_key(skb), (s64)key);
+	KUNIT_EXPECT_EQ(test, xfl_taken_key(skb), (s64)(key & ~XFL_HANDOFF));
+	KUNIT_EXPECT_EQ(test, skb->sender_cpu, 0U);
+	/* Taken once: the next transmit computes it (the new port). */
+	KUNIT_EXPECT_EQ(test, xfl_taken_key(skb), xfl_xmit_key(skb));
+	KUNIT_EXPECT_NE(test, xfl_taken_key(skb), (s64)key);
+
+	/* A given hash with bit 31 set: the same slot of the largest table. */
+	skb_set_hash(skb, 0xfedcba98, PKT_HASH_TYPE_L4);
+	key = xfl_select_key(skb);
+	xfl_hand_key(skb, key);
+	KUNIT_EXPECT_EQ(test, xfl_taken_key(skb) & mask, (s64)(key & mask));
+	kfree_skb(skb);
+}
+#endif
+
 static int xps_flow_key_init(struct kunit *test)
 {
 	xfl_key_init();
@@ -1651,6 +1693,9 @@ static struct kunit_case xps_flow_key_cases[] = {
 	KUNIT_CASE(xps_flow_key_ipv6),
 	KUNIT_CASE(xps_flow_key_fallback),
 	KUNIT_CASE(xps_flow_key_given_hash),
+#ifdef XFL_HANDOFF
+	KUNIT_CASE(xps_flow_key_handoff),
+#endif
 	{}
 };
 
