@@ -48,9 +48,10 @@ void xfl_key_init(void)
  *    (l4_hash without sw_hash) is the key: nothing in the stack replaces it;
  *  - otherwise, for IPv4 and IPv6 with TCP, UDP, UDP-Lite, SCTP or DCCP and
  *    not a fragment, a seeded universal hash of addresses, ports and
- *    protocol (xnet_xps_key_v4/v6(): one multiplication per 32-bit word),
- *    the header read in place, and never stored in the skb (skb->hash is
- *    the stack's DoS-hardened siphash, used downstream);
+ *    protocol (xnet_xps_key_v4/v6(): one multiplication per 32-bit word
+ *    and a finalizer), the header read in place; never stored in
+ *    skb->hash (the stack's DoS-hardened siphash, used downstream), but
+ *    handed to the transmit wrapper (xfl_hand_key());
  *  - anything else (fragments, other protocols, IPv6 extension headers,
  *    VLAN headers in the payload, no IP header): the kernel's flow hash,
  *    skb_get_hash(), which the select wrapper computes and stores, so that
