@@ -53,9 +53,7 @@ fi
 declare -A target=([user]=test-user [build]=check-build [fuzz]=fuzz-quick [kunit]=kunit
 	[vm]=vmtest-series [vmself]=vmtest-selftest [rt]=vmtest-rt [dbgself]=vmtest-selftest-debug
 	[debug]=vmtest-debug [bench]=bench-quick)
-# bench: not in the default yet (issue 13): one run of its scale part failed
-# once (pp_fan.py sender at 1 socket, output empty), not yet understood.
-tiers=${XNET_TIERS:-user build fuzz kunit vm vmself rt dbgself debug}
+tiers=${XNET_TIERS:-user build fuzz kunit vm vmself rt dbgself debug bench}
 kunit_archs=${XNET_KUNIT_ARCHS:-um}
 kernels=$("$root/scripts/kernels.sh" list)
 # PREEMPT_RT: 6.12's by default. The modules' code is the same on both RT

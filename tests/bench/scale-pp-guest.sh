@@ -21,6 +21,7 @@ POOL=${SCALE_PP_POOL:-512}
 FAN=$XNET_SRC/tests/pp/pp_fan.py
 RAW=$XNET_TMP/scale-pp-raw.txt
 ROUT=$XNET_TMP/scale-pp-recv.txt
+SERR=$XNET_TMP/scale-pp-send.err
 PORT=9700
 log() { echo "bench: $*" >&2; }
 
@@ -67,12 +68,13 @@ run() {
 	pp_stats ppa0 ppa
 	s0=${PS[served]} r0=${PS[recycled]} f0=${PS[fresh]} fb0=${PS[fallback]}
 	line=$(pp_in ppa $PY "$FAN" send 10.97.0.2 $PORT --count "$n" \
-		--bytes $((MB << 20))) || {
+		--bytes $((MB << 20)) 2>"$SERR") || {
+		cat "$SERR" >&2
 		pp_in ppa nstat -az >&2
 		pp_in ppb nstat -az >&2
 		pp_in ppa ss -s >&2
 		pp_in ppb ss -s >&2
-		fail "sender, $n sockets $mode: $line; receiver: $(cat "$ROUT")"
+		fail "sender, $n sockets $mode: ${line:-no output}; its stderr: $(tail -n 3 "$SERR"); receiver: $(cat "$ROUT")"
 	}
 	wait "$rpid" || fail "receiver, $n sockets $mode: $(cat "$ROUT")"
 	grep -q "recv conns=$n bytes=$(((MB << 20) / n * n))\$" "$ROUT" ||
