@@ -28,6 +28,8 @@
 #   --append "ARGS"   extra kernel arguments     --keep     keep the log dir
 #   --shell-cmd "CMD" boot, run CMD in the guest (cwd $XNET_SRC), print its
 #                     output, exit with its status
+#   --qemu "ARGS"     more QEMU arguments for the --shell-cmd boot (tests
+#                     name theirs in their header: qemu=), e.g. devices
 #   --selftest        prove the harness catches failures, console problems,
 #                     taint and hangs (scripts/vm/selftest.sh: boots a
 #                     temporary set of bad tests; with --debug, --kernel)
@@ -105,7 +107,7 @@ testdir=${XNET_VM_TESTDIR:-$repo/tests/vm}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/xnet-kmods/vm
 qemu="qemu-system-x86_64"
 
-opt_cpus=2 opt_mem=1024 opt_timeout=300 opt_timeout_set=0 opt_kernel='' opt_append='' opt_keep=0
+opt_cpus=2 opt_mem=1024 opt_timeout=300 opt_timeout_set=0 opt_kernel='' opt_append='' opt_qemu='' opt_keep=0
 opt_cmd='' opt_mode=tests opt_verbose=0 opt_icount=0 opt_debug=0 opt_rt=0
 opt_series=''
 globs=()
@@ -135,6 +137,7 @@ while [ $# -gt 0 ]; do
 	--append) opt_append=${2?}; shift ;;
 	--keep) opt_keep=1 ;;
 	--shell-cmd) opt_cmd=${2?}; opt_mode=cmd; shift ;;
+	--qemu) opt_qemu=${2?}; shift ;;
 	--selftest) opt_mode=selftest ;;
 	--icount) opt_icount=1 ;;
 	--debug) opt_debug=1 ;;
@@ -575,9 +578,10 @@ if [ "$opt_mode" = cmd ]; then
 		printf 'XNET_SRC=%q\nXNET_KVER=%q\nXNET_VM_LIB=%q\n' \
 			"$XNET_SRC" "$XNET_KVER" "$repo/tests/vm/lib.sh"
 		printf 'VM_MODE=cmd\nVM_CMD=%q\n' "$opt_cmd"
+		printf 'VM_COLDPLUG=%d\n' $((${#opt_qemu} > 0))
 	} >"$d/res/cfg"
 	: >"$d/res/cmd.out"
-	boot "$d" "$opt_cpus" "$opt_mem" "$opt_append" "" "$opt_timeout" "$opt_icount"
+	boot "$d" "$opt_cpus" "$opt_mem" "$opt_append" "$opt_qemu" "$opt_timeout" "$opt_icount"
 	rc=$(cat "$d/res/cmd.rc" 2>/dev/null || echo 125)
 	if [ "$boot_rc" -eq 124 ]; then
 		echo "vmtest: timeout after $opt_timeout s" >&2

@@ -23,7 +23,7 @@
  *   tx-N/depth     rw  ring depth of TX queue N in packets, 1..16384
  *   select_txq     rw  (select_queue=1 only) the queue ndo_select_queue
  *                proposes, 0..txqs-1, or -1 (default): netdev_pick_tx
- *   dma      r   path (dma-direct | dma_map_ops), optin, then counters
+ *   dma      r   path (dma-direct | iommu | dma_map_ops), optin, then counters
  *                since load: maps saved unmaps errors bad_addr (dma.c)
  *   dma_optin rw 1: opt in to pp_frag's DMA API, 0: opt out
  * A bad write fails with -EINVAL, logs a warning and changes nothing.
@@ -431,6 +431,7 @@ static int tn_dma_show(struct seq_file *m, void *v)
 	struct tn_dma_stats *d = &priv->dma;
 
 	seq_printf(m, "path %s\noptin %d\n",
+		   tn_dma_iommu ? "iommu" :
 		   tn_dma_direct ? "dma-direct" : "dma_map_ops",
 		   !!READ_ONCE(priv->ppf.addr));
 	seq_printf(m, "maps %lld\nsaved %lld\nunmaps %lld\nerrors %lld\nbad_addr %lld\n",

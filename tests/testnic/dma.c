@@ -3,16 +3,19 @@
  * xnet_testnic DMA (the saving pp_frag's driver API, pp_frag_api.h, is
  * about).
  *
- * The module registers one platform device with 64-bit DMA masks; the xmit
- * gives every frag a DMA address for it (the skb head is not mapped):
+ * The module maps for one DMA device (its own platform device with 64-bit
+ * DMA masks, or the driverless PCI device dma_pci names); the xmit gives
+ * every frag a DMA address for it (the skb head is not mapped):
  * pp_frag's mapping of the frag's pool page when the device opted in and
  * pp_frag_dma_addr() has one ("saved", never unmapped here), else
  * skb_frag_dma_map() ("maps"), undone at TX completion or purge ("unmaps").
  * A failed map drops the packet before BQL hears of it. At completion the
  * device "reads" each frag through its DMA address (dma-direct: the memory
- * at that physical address, e.g. a swiotlb bounce slot): a frag whose bytes
- * there differ is counted as bad_addr and the wire carries the bytes read,
- * as a real NIC would send them. Opt-in takes references on pp_frag with
+ * at that physical address, e.g. a swiotlb bounce slot; an IOMMU: where
+ * its page table translates the address to at that moment): a frag whose
+ * bytes there differ (or whose address is not mapped) is counted as
+ * bad_addr and the wire carries the bytes read, as a real NIC would send
+ * them. Opt-in takes references on pp_frag with
  * symbol_get() (no module dependency); opt-out quiesces a running device's
  * TX first (no xmit, rings drained), and happens by itself on
  * NETDEV_UNREGISTER (before pp_frag's).
@@ -24,6 +27,7 @@
 #endif
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
+#include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/platform_device.h>
@@ -40,22 +44,42 @@
  */
 struct device *tn_dma_dev;
 bool tn_dma_direct;	/* no dma_map_ops: dma-direct, no IOMMU */
+struct iommu_domain *tn_dma_iommu;	/* iommu-dma: the domain that translates */
 
 /*
- * With dma-direct a DMA address is a physical address, and the device
- * reads what is there. Is it somewhere else than the frag's bytes (a
- * swiotlb bounce slot, or a wrong address)? Then the device read at
- * completion (tn_dma_read()) must look.
+ * The physical address the device reads at @addr: with dma-direct the DMA
+ * address is one, through an IOMMU the domain's page table says (0: @addr
+ * is not mapped, the device would fault). 0 as well on another
+ * dma_map_ops path, which the device does not look behind.
+ */
+static phys_addr_t tn_dma_phys(dma_addr_t addr)
+{
+#ifdef CONFIG_HAS_DMA
+	if (tn_dma_direct)
+		return dma_to_phys(tn_dma_dev, addr);
+#endif
+	if (tn_dma_iommu)
+		return iommu_iova_to_phys(tn_dma_iommu, addr);
+	return 0;
+}
+
+static phys_addr_t tn_frag_phys(const skb_frag_t *f)
+{
+	return page_to_phys(skb_frag_page(f)) + skb_frag_off(f);
+}
+
+/*
+ * Must the device read at completion (tn_dma_read()) look at this frag's
+ * DMA address? With dma-direct when it is somewhere else than the frag's
+ * bytes (a swiotlb bounce slot, or a wrong address); through an IOMMU
+ * always: the translation is read when the device reads, so an IOVA
+ * unmapped or remapped while the frag was in flight is seen.
  */
 static bool tn_dma_elsewhere(const skb_frag_t *f, dma_addr_t addr)
 {
-#ifdef CONFIG_HAS_DMA
-	return tn_dma_direct &&
-	       dma_to_phys(tn_dma_dev, addr) !=
-	       page_to_phys(skb_frag_page(f)) + skb_frag_off(f);
-#else
-	return false;
-#endif
+	if (tn_dma_iommu)
+		return true;
+	return tn_dma_direct && tn_dma_phys(addr) != tn_frag_phys(f);
 }
 
 /*
@@ -78,10 +102,18 @@ struct sk_buff *tn_dma_read(struct tn_priv *priv, struct sk_buff *skb)
 	for (i = 0; i < si->nr_frags; off += skb_frag_size(&si->frags[i]), i++) {
 		const skb_frag_t *f = &si->frags[i];
 		const void *seen;
+		phys_addr_t phys;
 
 		if (!d[i].elsewhere)
 			continue;
-		seen = phys_to_virt(dma_to_phys(tn_dma_dev, d[i].addr));
+		phys = tn_dma_phys(d[i].addr);
+		if (phys == tn_frag_phys(f))
+			continue;
+		if (!phys) {	/* not mapped: an IOMMU fault, nothing read */
+			atomic64_inc(&priv->dma.bad_addr);
+			continue;
+		}
+		seen = phys_to_virt(phys);
 		if (!memcmp(seen, skb_frag_address(f), skb_frag_size(f)))
 			continue;
 		atomic64_inc(&priv->dma.bad_addr);

@@ -43,6 +43,7 @@ struct tn_dma_frag {
 
 #define TN_CB(skb) ((struct tn_skb_cb *)(skb)->cb)
 
+struct iommu_domain;
 struct tn_priv;
 
 struct tn_txq {
@@ -166,6 +167,7 @@ int tn_rx_poll(struct napi_struct *napi, int budget);
 /* dma.c */
 extern struct device *tn_dma_dev;
 extern bool tn_dma_direct;
+extern struct iommu_domain *tn_dma_iommu;
 int tn_dma_map(struct tn_priv *priv, struct sk_buff *skb);
 void tn_dma_unmap(struct tn_priv *priv, struct sk_buff *skb);
 struct sk_buff *tn_dma_read(struct tn_priv *priv, struct sk_buff *skb);

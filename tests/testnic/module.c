@@ -9,11 +9,14 @@
 
 #include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
+#include <linux/iommu.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
+#include <linux/pci.h>
 #include <linux/platform_device.h>
 #include <linux/rtnetlink.h>
+#include <linux/string.h>
 #include <net/rtnetlink.h>
 
 #include "internal.h"
@@ -29,17 +32,97 @@ static unsigned int tn_singles;
 module_param_named(singles, tn_singles, uint, 0444);
 MODULE_PARM_DESC(singles, "devices without a peer created at load");
 
+static char *tn_dma_pci;
+module_param_named(dma_pci, tn_dma_pci, charp, 0444);
+MODULE_PARM_DESC(dma_pci, "DMA device: this driverless PCI device (DDDD:BB:DD.F), e.g. QEMU's edu behind a virtual IOMMU; default: a platform device of the module's own");
+
 static struct platform_device *tn_dma_pdev;
+static struct pci_dev *tn_dma_pcidev;
+static u64 tn_dma_pci_mask, tn_dma_pci_cmask;	/* restored at unload */
 
 /* ---- the DMA device ---------------------------------------------------- */
 
 /*
- * One DMA-capable device for the module: a platform device with 64-bit
- * streaming and coherent masks. No driver binds it and no IOMMU is set up
- * for it: dma_map_page() goes through dma-direct (x86 without IOMMU or
- * GART: no dma_map_ops), with no swiotlb bounce (every address fits the
- * mask; bouncing is only forced for swiotlb=force or memory encryption).
- * Which path it is shows in each device's debugfs "dma" file.
+ * Which path dma_map_page() takes for the DMA device: an IOMMU DMA domain
+ * (iommu-dma: an IOVA the IOMMU translates), else dma-direct (no
+ * dma_map_ops: the DMA address is the physical one) or other dma_map_ops.
+ * Read once: the domain of a device nobody else drives only changes if
+ * root rewrites its iommu_group's type, which no test does.
+ */
+static void tn_dma_path(struct device *dev)
+{
+	struct iommu_domain *dom = iommu_get_domain_for_dev(dev);
+
+	tn_dma_iommu = dom && iommu_is_dma_domain(dom) ? dom : NULL;
+	tn_dma_direct = !tn_dma_iommu && !get_dma_ops(dev);
+}
+
+/*
+ * dma_pci=DDDD:BB:DD.F: a PCI device with no driver (it is ours to map
+ * for; a bound driver owns its DMA), so an IOMMU that translates by PCI
+ * requester ID covers the mappings: with intel_iommu=on they go through
+ * iommu-dma, the per-map cost pp_frag's opt-in saves. A reference is held
+ * until unload, and the DMA masks are put back then.
+ */
+static int __init tn_dma_pci_init(void)
+{
+#ifdef CONFIG_PCI
+	unsigned int dom, bus, slot, fn;
+	struct pci_dev *pdev;
+	char end;
+	int err;
+
+	/* Hex digits and separators only: sscanf() alone takes "0x", signs. */
+	if (tn_dma_pci[strspn(tn_dma_pci, "0123456789abcdefABCDEF:.")] ||
+	    sscanf(tn_dma_pci, "%x:%x:%x.%x%c", &dom, &bus, &slot, &fn,
+		   &end) != 4 || dom > 0xffff || bus > 0xff || slot > 0x1f ||
+	    fn > 7) {
+		pr_err("dma_pci=%s: want DDDD:BB:DD.F\n", tn_dma_pci);
+		return -EINVAL;
+	}
+	pdev = pci_get_domain_bus_and_slot(dom, bus, PCI_DEVFN(slot, fn));
+	if (!pdev) {
+		pr_err("dma_pci=%s: no such PCI device\n", tn_dma_pci);
+		return -ENODEV;
+	}
+	device_lock(&pdev->dev);
+	err = pdev->dev.driver ? -EBUSY : 0;
+	device_unlock(&pdev->dev);
+	if (err) {
+		pr_err("dma_pci=%s: bound to driver %s\n", tn_dma_pci,
+		       dev_driver_string(&pdev->dev));
+		pci_dev_put(pdev);
+		return err;
+	}
+	tn_dma_pci_mask = dma_get_mask(&pdev->dev);
+	tn_dma_pci_cmask = pdev->dev.coherent_dma_mask;
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err) {
+		pr_err("dma_pci=%s: 64-bit DMA masks: %d\n", tn_dma_pci, err);
+		pci_dev_put(pdev);
+		return err;
+	}
+	tn_dma_pcidev = pdev;
+	tn_dma_dev = &pdev->dev;
+	tn_dma_path(tn_dma_dev);
+	pr_info("DMA device %s, %s\n", pci_name(pdev), tn_dma_iommu ?
+		"IOMMU DMA domain" : tn_dma_direct ? "dma-direct" : "dma_map_ops");
+	return 0;
+#else
+	pr_err("dma_pci=%s: no PCI in this kernel\n", tn_dma_pci);
+	return -ENODEV;
+#endif
+}
+
+/*
+ * Else one DMA-capable device for the module: a platform device with
+ * 64-bit streaming and coherent masks. No driver binds it and no IOMMU is
+ * set up for it (an IOMMU translates PCI requester IDs, not a platform
+ * device a module made): dma_map_page() goes through dma-direct (x86
+ * without IOMMU or GART: no dma_map_ops), with no swiotlb bounce (every
+ * address fits the mask; bouncing is only forced for swiotlb=force or
+ * memory encryption). Which path it is shows in each device's debugfs
+ * "dma" file.
  */
 static int __init tn_dma_init(void)
 {
@@ -51,6 +134,8 @@ static int __init tn_dma_init(void)
 	struct platform_device *pdev;
 	int err;
 
+	if (tn_dma_pci && *tn_dma_pci)
+		return tn_dma_pci_init();
 	pdev = platform_device_register_full(&info);
 	if (IS_ERR(pdev))
 		return PTR_ERR(pdev);
@@ -61,14 +146,22 @@ static int __init tn_dma_init(void)
 	}
 	tn_dma_pdev = pdev;
 	tn_dma_dev = &pdev->dev;
-	tn_dma_direct = !get_dma_ops(tn_dma_dev);
+	tn_dma_path(tn_dma_dev);
 	return 0;
 }
 
 static void tn_dma_exit(void)
 {
 	tn_dma_dev = NULL;
-	platform_device_unregister(tn_dma_pdev);
+	tn_dma_iommu = NULL;
+	if (tn_dma_pcidev) {
+		dma_set_mask(&tn_dma_pcidev->dev, tn_dma_pci_mask);
+		dma_set_coherent_mask(&tn_dma_pcidev->dev, tn_dma_pci_cmask);
+		pci_dev_put(tn_dma_pcidev);
+		tn_dma_pcidev = NULL;
+	}
+	if (tn_dma_pdev)
+		platform_device_unregister(tn_dma_pdev);
 	tn_dma_pdev = NULL;
 }
 
@@ -104,7 +197,8 @@ static int __init tn_init(void)
 
 	err = tn_dma_init();
 	if (err) {
-		pr_err("no DMA device: %d\n", err);
+		if (!tn_dma_pci || !*tn_dma_pci)
+			pr_err("no DMA device: %d\n", err);
 		return err;
 	}
 	err = tn_start();
