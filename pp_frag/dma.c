@@ -3,9 +3,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/export.h>
 #include <linux/gfp.h>
+#include <linux/iommu.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -14,6 +16,32 @@
 
 #include "pp_frag.h"
 #include "pp_frag_api.h"
+
+/*
+ * Would a sync of @dma, @dma_dev's mapping of @page, do anything? pp_frag
+ * hands a mapped page's frags out with no sync: wrong if it would.
+ * dma_need_sync() is exact for dma-direct (a swiotlb bounce slot, a device
+ * that is not coherent). Through an IOMMU (iommu-dma) 6.1 answers yes for
+ * every mapping, because iommu_dma_ops has sync callbacks, and 6.12 asks
+ * only the device's coherence; the callbacks act only on a swiotlb bounce
+ * buffer (untrusted devices, unaligned maps) or a device that is not
+ * coherent (drivers/iommu/dma-iommu.c). So with a coherent device whose
+ * IOMMU DMA domain translates @dma to @page itself, no sync is needed.
+ * Atomic context is fine (ppf_map_new()).
+ */
+bool ppf_dma_need_sync(struct device *dma_dev, struct page *page,
+		       dma_addr_t dma)
+{
+	struct iommu_domain *dom;
+
+	if (!dma_need_sync(dma_dev, dma))
+		return false;
+	if (!dev_is_dma_coherent(dma_dev))
+		return true;
+	dom = iommu_get_domain_for_dev(dma_dev);
+	return !dom || !iommu_is_dma_domain(dom) ||
+	       iommu_iova_to_phys(dom, dma) != page_to_phys(page);
+}
 
 /*
  * Does @dma_dev need syncs around a mapping (bounce buffering, a device
@@ -33,7 +61,7 @@ static int ppf_dma_probe(struct device *dma_dev)
 	if (dma_mapping_error(dma_dev, dma)) {
 		err = -EIO;
 	} else {
-		if (dma_need_sync(dma_dev, dma))
+		if (ppf_dma_need_sync(dma_dev, page, dma))
 			err = -EOPNOTSUPP;
 		dma_unmap_page_attrs(dma_dev, dma, PAGE_SIZE, DMA_TO_DEVICE,
 				     DMA_ATTR_SKIP_CPU_SYNC);

@@ -128,7 +128,7 @@ static void ppf_map_new(struct ppf_pool *pool, struct xnet_frag_slot *slot,
 				 DMA_TO_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
 	if (dma_mapping_error(dma_dev, dma))
 		goto err_free;
-	if (dma_need_sync(dma_dev, dma)) {
+	if (ppf_dma_need_sync(dma_dev, page, dma)) {
 		this_cpu_inc(pool->stats->dma_refused);
 		goto err_unmap;
 	}

@@ -98,6 +98,8 @@ void ppf_shrinker_exit(void);
 
 /* dma.c */
 void ppf_dma_off(struct ppf_dev *pd);				/* RTNL */
+bool ppf_dma_need_sync(struct device *dma_dev, struct page *page,
+		       dma_addr_t dma);
 
 /* debugfs.c */
 void ppf_debugfs_init(void);

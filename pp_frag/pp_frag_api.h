@@ -9,13 +9,16 @@
  * fails with -EOPNOTSUPP when a mapping for @dma_dev needs one (swiotlb
  * bounce buffers: swiotlb=force, SEV/TDX guests; a device that is not
  * DMA-coherent), and a page whose own mapping would need one (above a
- * 32-bit mask, say) is left unmapped. At transmit, pp_frag_dma_addr()
- * gives the DMA address of the frag's page itself (a tail page of a
- * compound pool page included: add the frag's offset), or
- * DMA_MAPPING_ERROR for any other page (map it as usual, with the syncs
- * of the DMA API). The mapping belongs to pp_frag: never unmap it. Opt out (under
- * RTNL) only once the device no longer transmits (ndo_stop after the TX
- * rings drained): mappings of pages still in flight are dropped then.
+ * 32-bit mask, say) is left unmapped. Behind an IOMMU (iommu-dma) a
+ * coherent device whose IOVA translates to the page itself qualifies,
+ * although 6.1's dma_need_sync() says yes for every iommu-dma mapping.
+ * At transmit, pp_frag_dma_addr() gives the DMA address of the frag's
+ * page itself (a tail page of a compound pool page included: add the
+ * frag's offset), or DMA_MAPPING_ERROR for any other page (map it as
+ * usual, with the syncs of the DMA API). The mapping belongs to pp_frag:
+ * never unmap it. Opt out (under RTNL) only once the device no longer
+ * transmits (ndo_stop after the TX rings drained): mappings of pages
+ * still in flight are dropped then.
  * The driver keeps pp_frag loaded while opted in (symbol_get() or a
  * module dependency).
  */

@@ -44,25 +44,6 @@ POOLF=/sys/class/net/tn0/pp_frag_pool_pages
 
 # werr FILE VALUE: the error text of writing VALUE to FILE ("" if it worked).
 werr() { WERR=$({ printf '%s\n' "$2" >"$1"; } 2>&1) || true; }
-idle() {
-	wait_until 10 mapped_idle "$@" || fail "$1: maps ${DM[maps]} != unmaps ${DM[unmaps]} when idle"
-	expect_eq "${DM[errors]}" 0 "DMA errors"
-	expect_eq "${DM[bad_addr]}" 0 "frags with a wrong DMA address"
-}
-# xfer PORT BYTES [WRITES]: an intact stream tn0 -> tn1; deltas of maps,
-# saved (DMAPS, DSAVED) and of the wire's TCP data segments (DTCP).
-xfer() {
-	local m0 s0 t0
-	dma
-	m0=${DM[maps]} s0=${DM[saved]}
-	wire tn0
-	t0=${W[tcp]}
-	pp_xfer "" "$NS" 10.99.0.2 "$1" "$2" "${3:-65536,1448,300000}"
-	idle tn0
-	wire tn0
-	DMAPS=$((DM[maps] - m0)) DSAVED=$((DM[saved] - s0)) DTCP=$((W[tcp] - t0))
-}
-
 orphans_gone() { pp_flush_defer "" 10.99.0.2; pp_global; [ "${PG[orphans]}" -eq 0 ]; }
 refcnt() { read -r R </sys/module/pp_frag/refcnt; }
 
@@ -88,7 +69,7 @@ for bad in 2 -1 x ''; do
 done
 rd "$OPTIN"
 expect_eq "$R" 0 "dma_optin after refused writes"
-xfer 9800 4000000
+pp_dma_xfer 9800 4000000
 ktap_diag "no pp_frag: maps $DMAPS saved $DSAVED, TCP data segments $DTCP"
 [ "$DTCP" -gt 0 ] || fail "no TCP data segment on tn0's wire"
 [ "$DMAPS" -ge "$DTCP" ] || fail "maps $DMAPS < TCP data segments $DTCP"
@@ -97,7 +78,7 @@ expect_eq "$DSAVED" 0 "saved without pp_frag"
 # ---- 2. a pool, no opt-in
 load_mod pp_frag/pp_frag
 wput $POOLF 256 || fail "pool on tn0"
-xfer 9801 8000000
+pp_dma_xfer 9801 8000000
 pp_stats tn0
 ktap_diag "pool, no opt-in: maps $DMAPS saved $DSAVED, TCP data segments $DTCP, pool served ${PS[served]}"
 [ "${PS[served]}" -gt 0 ] || fail "the pool served nothing"
@@ -109,13 +90,13 @@ wput "$OPTIN" 1 || fail "opt-in"
 rd "$OPTIN"
 expect_eq "$R" 1 "dma_optin"
 wput "$OPTIN" 1 || fail "second opt-in"
-xfer 9802 24000000 1000,65536,4096,300000
+pp_dma_xfer 9802 24000000 1000,65536,4096,300000
 ktap_diag "warm-up 1: maps $DMAPS saved $DSAVED"
-xfer 9803 24000000 65536,1448,131072
+pp_dma_xfer 9803 24000000 65536,1448,131072
 ktap_diag "warm-up 2: maps $DMAPS saved $DSAVED"
 pp_stats tn0
 f0=${PS[fallback]} sv0=${PS[served]}
-xfer 9804 32000000 300000,65536,1448,131072,7
+pp_dma_xfer 9804 32000000 300000,65536,1448,131072,7
 pp_stats tn0
 frags=$((DMAPS + DSAVED))
 ktap_diag "steady state: frags $frags: saved $DSAVED, mapped $DMAPS ($((DSAVED * 1000 / frags))/1000 saved);" \
@@ -145,7 +126,7 @@ done
 dma
 ktap_diag "pool changes under traffic: orphans seen up to $maxorph; maps ${DM[maps]} saved ${DM[saved]}"
 pp_stream_end "pool changes"
-idle tn0
+pp_dma_idle tn0
 wput $POOLF 0 || fail "pool 0"
 wait_until 10 orphans_gone || fail "orphans ${PG[orphans]} after the stream (pages_owned ${PG[pages_owned]})"
 expect_eq "${PG[pages_owned]}" 0 "pages owned without a pool"
@@ -159,14 +140,14 @@ wput "$OPTIN" 0 || fail "opt-out under traffic"
 rd "$OPTIN"
 expect_eq "$R" 0 "dma_optin after the opt-out"
 pp_stream_end "opt-out under traffic"
-idle tn0
-xfer 9807 8000000
+pp_dma_idle tn0
+pp_dma_xfer 9807 8000000
 ktap_diag "opted out, pool on: maps $DMAPS saved $DSAVED"
 expect_eq "$DSAVED" 0 "saved after the opt-out"
 [ "$DMAPS" -ge "$DTCP" ] || fail "maps $DMAPS < TCP data segments $DTCP after the opt-out"
 wput $POOLF 0 || fail "pool 0"
 unload_mod pp_frag
-xfer 9808 2000000
+pp_dma_xfer 9808 2000000
 [ "$DMAPS" -gt 0 ] || fail "no map after rmmod pp_frag"
 
 # Deleting an opted-in device and unloading the test NIC opt out.

@@ -97,6 +97,29 @@ pp_xfer() {
 	pp_stream_end "stream to $3:$4"
 }
 
+# pp_dma_idle DEV: DEV's test NIC DMA (lib_testnic.sh's dma()) idle: every
+# map undone, no error, no frag read at a wrong address.
+pp_dma_idle() {
+	wait_until 10 mapped_idle "$@" || fail "$1: maps ${DM[maps]} != unmaps ${DM[unmaps]} when idle"
+	expect_eq "${DM[errors]}" 0 "DMA errors"
+	expect_eq "${DM[bad_addr]}" 0 "frags with a wrong DMA address"
+}
+
+# pp_dma_xfer PORT BYTES [WRITES]: an intact stream tn0 -> tn1 ($NS,
+# 10.99.0.2); deltas of tn0's DMA maps, saved (DMAPS, DSAVED) and of the
+# wire's TCP data segments (DTCP); the DMA idle afterwards.
+pp_dma_xfer() {
+	local m0 s0 t0
+	dma
+	m0=${DM[maps]} s0=${DM[saved]}
+	wire tn0
+	t0=${W[tcp]}
+	pp_xfer "" "$NS" 10.99.0.2 "$1" "$2" "${3:-65536,1448,300000}"
+	pp_dma_idle tn0
+	wire tn0
+	DMAPS=$((DM[maps] - m0)) DSAVED=$((DM[saved] - s0)) DTCP=$((W[tcp] - t0))
+}
+
 # pp_flush_defer NS ADDR: receivers free skbs on the CPU that allocated
 # them (6.1's skb_attempt_defer_free): up to skb_defer_max/2 wait there for
 # that CPU's next NET_RX softirq, holding their pages. A ping from each CPU

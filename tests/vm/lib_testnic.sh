@@ -92,6 +92,22 @@ dma() { kv_read DM "$D/${1:-tn0}/dma"; }
 
 # mapped_idle [DEV]: every DMA map of DEV undone (nothing on the rings).
 mapped_idle() { dma "${1:-tn0}"; [ "${DM[maps]}" -eq "${DM[unmaps]}" ]; }
+# pci_find VENDOR DEVICE: R = the address (DDDD:BB:DD.F) of the first PCI
+# device with these IDs (e.g. 0x1234 0x11e8: QEMU's edu, the driverless
+# device the test NIC maps for with dma_pci=, behind a virtual IOMMU).
+pci_find() {
+	local d v id
+	for d in /sys/bus/pci/devices/*; do
+		[ -e "$d/vendor" ] || continue
+		read -r v <"$d/vendor"
+		read -r id <"$d/device"
+		if [ "$v" = "$1" ] && [ "$id" = "$2" ]; then
+			R=${d##*/}
+			return 0
+		fi
+	done
+	return 1
+}
 
 wire_diag() { # DEV LABEL
 	wire "$1"

@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vmtest: cpus=2 timeout=600 qemu="-device intel-iommu -device edu,addr=0x10" append="intel_iommu=on iommu.strict=1"
+#
+# pp_frag's driver DMA API behind a (virtual) IOMMU in strict mode, where
+# every dma_map_page() allocates an IOVA and writes the IOMMU's page table
+# and every unmap invalidates the IOTLB at once: the per-map cost the
+# opt-in saves. The test NIC maps for QEMU's edu PCI device (no driver:
+# dma_pci=) instead of its platform device, which no IOMMU covers
+# (tests/pp/iommu-probe.sh). At TX completion the NIC reads every frag
+# through the IOMMU's translation of its address at that moment: an
+# address not mapped any more, or mapped to other bytes, is a bad_addr.
+# 1. The guest has an IOMMU and gave edu a strict DMA domain; dma_pci=
+#    refuses a malformed address (EINVAL), a missing device (ENODEV) and a
+#    device a driver owns (EBUSY), each with one error and nothing loaded.
+# 2. dma_pci=edu: the DMA path is "iommu"; without pp_frag every frag is
+#    mapped and unmapped through it, none read wrong.
+# 3. A pool and the opt-in: >= 95% of the frags use pp_frag's mapping of
+#    the pool pages (an IOVA the NIC did not map), read right.
+# 4. The pool disabled and re-enabled, then an opt-out, under traffic with
+#    TX completions 300 ms late around each change (frags of the old
+#    pool's pages still on the rings when it is released): the strict IOMMU turns a page unmapped while in flight into
+#    a bad_addr (tests/regress/pp_frag-iommu-busy-page-unmapped.patch).
+# 5. rmmod and a second load on the same device (its reference and masks
+#    were given back).
+set -euo pipefail
+# shellcheck source=tests/vm/lib.sh
+. "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
+# shellcheck source=tests/vm/lib_testnic.sh
+. "$XNET_SRC/tests/vm/lib_testnic.sh"
+# shellcheck source=tests/vm/lib_pp.sh
+. "$XNET_SRC/tests/vm/lib_pp.sh"
+
+cleanup() {
+	tn_cleanup
+	! mod_loaded pp_frag || /sbin/rmmod pp_frag 2>/dev/null || true
+}
+OPTIN=$D/tn0/dma_optin
+POOLF=/sys/class/net/tn0/pp_frag_pool_pages
+
+# ---- 1. the IOMMU, edu, bad dma_pci values
+iommus=(/sys/class/iommu/*)
+[ -e "${iommus[0]}" ] || fail "no IOMMU in the guest (intel_iommu=on, -device intel-iommu)"
+pci_find 0x1234 0x11e8 || fail "no edu PCI device (-device edu)"
+EDU=$R
+[ -e /sys/bus/pci/devices/"$EDU"/iommu_group ] || fail "edu $EDU has no IOMMU group"
+[ ! -e /sys/bus/pci/devices/"$EDU"/driver ] || fail "edu $EDU has a driver"
+grp=$(readlink /sys/bus/pci/devices/"$EDU"/iommu_group)
+rd "/sys/kernel/iommu_groups/${grp##*/}/type"
+ktap_diag "IOMMU ${iommus[0]##*/}; edu $EDU in group ${grp##*/}, domain type $R"
+expect_eq "$R" DMA "edu's domain type (strict: DMA, not DMA-FQ)"
+owned=
+for d in /sys/bus/pci/devices/*; do
+	if [ -e "$d/driver" ]; then owned=${d##*/}; break; fi
+done
+[ -n "$owned" ] || fail "no PCI device with a driver to try dma_pci= on"
+try_bad() { # VALUE ERRNO-TEXT LOG-TEXT
+	local out n0
+	dmesg_count "dma_pci=$1: $3"
+	n0=$DMESG_N
+	out=$(/sbin/insmod "$(mod_path $KO)" "dma_pci=$1" 2>&1) && fail "dma_pci=$1 loaded"
+	[[ $out == *"$2"* ]] || fail "dma_pci=$1: '$out', want '$2'"
+	! mod_loaded $MOD || fail "dma_pci=$1: $MOD loaded"
+	dmesg_count "dma_pci=$1: $3"
+	expect_eq "$DMESG_N" $((n0 + 1)) "errors logged for dma_pci=$1"
+}
+try_bad 0000:00:10 "Invalid parameters" "want DDDD:BB:DD.F"
+try_bad 0000:00:20.0 "Invalid parameters" "want DDDD:BB:DD.F"
+try_bad 0000:00:10.0x "Invalid parameters" "want DDDD:BB:DD.F"
+try_bad -1:00:10.0 "Invalid parameters" "want DDDD:BB:DD.F"
+try_bad 0000:fe:1f.7 "No such device" "no such PCI device"
+try_bad "$owned" "Device or resource busy" "bound to driver"
+
+# ---- 2. the NIC maps for edu, through the IOMMU
+TN_PARAMS="dma_pci=$EDU" tn_setup
+trap cleanup EXIT # after tn_setup's own
+dma
+expect_eq "${DM[path]}" iommu "the DMA device's mapping path"
+pp_dma_xfer 9850 4000000
+ktap_diag "no pp_frag: maps $DMAPS saved $DSAVED, TCP data segments $DTCP"
+[ "$DTCP" -gt 0 ] || fail "no TCP data segment on tn0's wire"
+[ "$DMAPS" -ge "$DTCP" ] || fail "maps $DMAPS < TCP data segments $DTCP"
+expect_eq "$DSAVED" 0 "saved without pp_frag"
+
+# ---- 3. opt-in: pool pages come with pp_frag's IOVA
+load_mod pp_frag/pp_frag
+wput $POOLF 256 || fail "pool on tn0"
+wput "$OPTIN" 1 || fail "opt-in"
+pp_dma_xfer 9851 24000000 1000,65536,4096,300000
+pp_dma_xfer 9852 24000000 65536,1448,131072
+pp_dma_xfer 9853 32000000 300000,65536,1448,131072,7
+frags=$((DMAPS + DSAVED))
+ktap_diag "opted in: frags $frags: saved $DSAVED, mapped $DMAPS ($((DSAVED * 1000 / frags))/1000 saved)"
+[ "$frags" -ge "$DTCP" ] || fail "frags $frags < TCP data segments $DTCP"
+[ $((DSAVED * 100)) -ge $((frags * 95)) ] || fail "saved $DSAVED of $frags frags, want >= 95%"
+
+# ---- 4. pool changes and the opt-out under traffic. Around each change
+# TX completions are 300 ms late, longer than the RCU grace period the
+# change waits for before it releases the old pool's pages: frags of them
+# are still on the rings then.
+pp_stream "" "$NS" 10.99.0.2 9854 60000000 65536,4096,300000
+nsleep 1
+kill -0 $SPID 2>/dev/null || fail "the stream ended too early: make it longer"
+for n in 0 256 0 64 256; do
+	set_delays tn0 300000
+	nsleep 0.1
+	wput $POOLF $n || fail "pool $n"
+	set_delays tn0 0
+	nsleep 0.3
+done
+kill -0 $SPID 2>/dev/null || fail "the stream ended before the opt-out: make it longer"
+wput "$OPTIN" 0 || fail "opt-out under traffic"
+pp_stream_end "pool changes and opt-out under traffic"
+pp_dma_idle tn0
+ktap_diag "after the changes: maps ${DM[maps]} saved ${DM[saved]} bad_addr ${DM[bad_addr]}"
+wput $POOLF 0 || fail "pool 0"
+
+# ---- 5. unload, load again on the same device
+unload_mod $MOD
+unload_mod pp_frag
+$IP netns del $NS
+TN_PARAMS="dma_pci=$EDU" tn_setup
+trap cleanup EXIT
+dma
+expect_eq "${DM[path]}" iommu "the DMA path after a reload"
+pp_dma_xfer 9855 2000000
+[ "$DMAPS" -gt 0 ] || fail "no map after the reload"
+unload_mod $MOD
+check_taint "$TAINT_OK_DEFAULT"
