@@ -1,21 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make bench-pp`: two guest boots (2 vCPUs, Debian 6.1 unless --series says
-# otherwise) running tests/bench/pp-guest.sh, pp_frag off vs on side by side
-# in each, and their markdown tables saved to build/bench/pp.md:
+# `make bench-pp`: three guest boots (2 vCPUs, Debian 6.1 unless --series
+# says otherwise) running tests/bench/pp-guest.sh, pp_frag off vs on side by
+# side in each, and their markdown tables saved to build/bench/pp.md:
 #   boot 1, no swiotlb: TCP over a veth pair and over the BQL test NIC;
 #     copy vs pp_frag vs MSG_ZEROCOPY over the veth and over the test NIC's
 #     DMA path (dma-direct: a map is an address computation);
 #   boot 2, swiotlb=force: the test NIC's DMA path only, where every map
-#     bounces through a swiotlb slot (the one per-map cost this guest can
-#     have: the test NIC's DMA device is a platform device that no QEMU
-#     IOMMU covers, tests/pp/iommu-probe.sh);
-# then a table of both boots side by side (ratios within each boot only).
+#     bounces through a swiotlb slot;
+#   boot 3, a virtual IOMMU (QEMU -device intel-iommu, intel_iommu=on
+#     iommu.strict=1): the DMA path only, the test NIC mapping for QEMU's
+#     edu PCI device (dma_pci=; its own platform device is outside any
+#     IOMMU, tests/pp/iommu-probe.sh): every map allocates an IOVA and
+#     writes the IOMMU's page table, every unmap invalidates the IOTLB;
+# then a table of the boots side by side (ratios within each boot only).
 # TCG numbers are only meaningful as ratios measured in one run.
 #   --quick   every part with tiny sizes (BENCH_QUICK=1), tables to
 #             build/bench/pp-quick.md; a few minutes.
-#   --icount  the DMA part only, in both boots, under vmtest.sh --icount
+#   --icount  the DMA part only, in every boot, under vmtest.sh --icount
 #             (one vCPU: maxcpus=1): guest time is then an instruction
 #             count, so MB/s and CPU s/GB count instructions (1 s = 10^9)
 #             and do not depend on the host's load; tables to
@@ -24,7 +27,7 @@
 # Env: BENCH_SECS (per iperf3 run, default 3), BENCH_POOL (pool pages, 256),
 # BENCH_REPS (ABBA blocks, 2), BENCH_ZC_SMALL_MB / BENCH_ZC_LARGE_MB (bytes
 # per pp_stream.py run with 4 KiB / 256 KiB writes, 16 / 64); other options
-# go to scripts/vmtest.sh (boot 2 replaces an --append).
+# go to scripts/vmtest.sh (boots 2 and 3 replace an --append).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/build/bench
@@ -44,7 +47,10 @@ for a in "$@"; do
 done
 name=pp tmo1=2400 tmo2=1500 qtag=""
 env=""
+IOMMU_QEMU="-device intel-iommu -device edu,addr=0x10"
+IOMMU_APPEND="intel_iommu=on iommu.strict=1"
 parts1="iperf zc dma" app1=() app2=(--append swiotlb=force) guest="2 vCPUs TCG"
+app3=(--qemu "$IOMMU_QEMU" --append "$IOMMU_APPEND")
 if [ $quick = 1 ]; then
 	name=pp-quick tmo1=600 tmo2=600 qtag=" --quick"
 	env="BENCH_QUICK=1 "
@@ -55,17 +61,18 @@ if [ $icount = 1 ]; then
 	name=$name-icount tmo1=2400 tmo2=2400 qtag+=" --icount" guest="1 vCPU TCG -icount"
 	parts1=dma app1=(--icount --append maxcpus=1)
 	app2=(--icount --append "maxcpus=1 swiotlb=force")
+	app3=(--icount --qemu "$IOMMU_QEMU" --append "maxcpus=1 $IOMMU_APPEND")
 fi
 for v in BENCH_SECS BENCH_POOL BENCH_REPS BENCH_ZC_SMALL_MB BENCH_ZC_LARGE_MB; do
 	[ -n "${!v:-}" ] && env+="$v=${!v} "
 done
 load() { uptime | sed 's/.*load average: /load average /'; }
 
-# boot N LOG PARTS [vmtest options]: one guest running the parts PARTS;
-# everything it prints goes to LOG (and to the terminal).
+# boot N LOG PARTS TIMEOUT GUEST-ENV [vmtest options]: one guest running
+# the parts PARTS; everything it prints goes to LOG (and to the terminal).
 boot() {
-	local n=$1 log=$2 parts=$3 tmo=$4 rc
-	shift 4
+	local n=$1 log=$2 parts=$3 tmo=$4 genv=$5 rc
+	shift 5
 	echo "bench: boot $n ($parts${*:+, $*}), host $(load)" >&2
 	{
 		echo "<!-- make bench-pp$qtag, boot $n: parts $parts${*:+, $*}," \
@@ -73,7 +80,7 @@ boot() {
 			"guest: $guest -->"
 		echo
 		"$root/scripts/vmtest.sh" "${kern[@]}" --cpus 2 --timeout "$tmo" "${args[@]}" "$@" \
-			--shell-cmd "${env}BENCH_PARTS='$parts' bash tests/bench/pp-guest.sh"
+			--shell-cmd "${env}${genv}BENCH_PARTS='$parts' bash tests/bench/pp-guest.sh"
 	} | tee "$log"
 	rc=${PIPESTATUS[0]}
 	echo "<!-- boot $n ended $(date -u '+%H:%M UTC'), host $(load) -->" >>"$log"
@@ -83,13 +90,14 @@ boot() {
 tables() { grep -v -E '^(bench: |# \[|# cleanup|vmtest: )' "$1"; }
 
 fail=0
-log1=$out/$name.boot1.log log2=$out/$name.boot2.log
-boot 1 "$log1" "$parts1" $tmo1 "${app1[@]}" || { echo "bench-pp: boot 1 failed" >&2; fail=1; }
-boot 2 "$log2" "dma" $tmo2 "${app2[@]}" || { echo "bench-pp: boot 2 failed" >&2; fail=1; }
+log1=$out/$name.boot1.log log2=$out/$name.boot2.log log3=$out/$name.boot3.log
+boot 1 "$log1" "$parts1" $tmo1 "" "${app1[@]}" || { echo "bench-pp: boot 1 failed" >&2; fail=1; }
+boot 2 "$log2" "dma" $tmo2 "" "${app2[@]}" || { echo "bench-pp: boot 2 failed" >&2; fail=1; }
+boot 3 "$log3" "dma" $tmo2 "BENCH_DMA_PCI=edu " "${app3[@]}" || { echo "bench-pp: boot 3 failed" >&2; fail=1; }
 
-# Both boots' DMA parts side by side, from the "bench: dma-data" lines.
+# The boots' DMA parts side by side, from the "bench: dma-data" lines.
 side_by_side() {
-	python3 - "$log1" "$log2" <<'PY'
+	python3 - "$log1" "$log2" "$log3" <<'PY'
 import json
 import sys
 
@@ -102,33 +110,45 @@ for path in sys.argv[1:]:
     boots.append(d)
 if not all(boots):
     sys.exit("bench-pp: a boot printed no DMA data")
-plain, forced = boots
+plain, forced, iommu = boots
 if plain["swiotlb"] or not forced["swiotlb"]:
     sys.exit("bench-pp: boot 1 must run without swiotlb=force, boot 2 with it")
+if plain["path"] != "dma-direct" or iommu.get("path") != "iommu" or iommu["swiotlb"]:
+    sys.exit("bench-pp: boot 1 must map with dma-direct, boot 3 through the IOMMU "
+             f"(paths {plain.get('path')}, {iommu.get('path')})")
 
 
 def f(v, fmt):
     return fmt % v if v is not None else "n/a"
 
 
-rows = {(r["writes"], r["mode"]): r for r in forced["rows"]}
+def cells(r, last):
+    if not r:
+        return "- | - | - | - | - |"
+    lv = r[last]
+    return (f"{f(r['tput'], '%.3f')} | {f(r['cpu'], '%.3f')} | {f(r['kern'], '%.3f')} | "
+            f"{r['maps_gb']:.0f} | {f(lv, '%.0f')} |")
+
+
+fr = {(r["writes"], r["mode"]): r for r in forced["rows"]}
+ir = {(r["writes"], r["mode"]): r for r in iommu["rows"]}
 names = {"copy": "copy", "ppfrag": "pp_frag", "optin": "pp_frag + opt-in", "zerocopy": "zerocopy"}
-print("### The DMA path: no swiotlb vs swiotlb=force, side by side")
+print("### The DMA path: no swiotlb vs swiotlb=force vs IOMMU, side by side")
 print()
-print("The two boots' DMA tables in one: throughput and CPU as ratios to copy within each boot (the boots ran at "
-      "different times: compare ratios, not rates), counts per GB sent. "
+print("The three boots' DMA tables in one: throughput and CPU as ratios to copy within each boot (the boots ran at "
+      "different times: compare ratios, not rates), counts per GB sent. IOMMU = QEMU's intel-iommu in strict mode, "
+      "the test NIC mapping for QEMU's edu PCI device. "
       + ("" if forced["optin"] else "Under swiotlb=force the driver's opt-in is refused (pp_frag keeps no mapping "
          "for a device that needs syncs): '-'."))
 print()
 print("| writes | mode | no swiotlb: MB/s vs copy | CPU s/GB vs copy | kernel s/GB vs copy | maps/GB | saved/GB "
-      "| swiotlb=force: MB/s vs copy | CPU s/GB vs copy | kernel s/GB vs copy | maps/GB | bounced MB/GB |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+      "| swiotlb=force: MB/s vs copy | CPU s/GB vs copy | kernel s/GB vs copy | maps/GB | bounced MB/GB "
+      "| IOMMU: MB/s vs copy | CPU s/GB vs copy | kernel s/GB vs copy | maps/GB | saved/GB |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for r in plain["rows"]:
-    s = rows.get((r["writes"], r["mode"]))
-    right = (f"{f(s['tput'], '%.3f')} | {f(s['cpu'], '%.3f')} | {f(s['kern'], '%.3f')} | "
-             f"{s['maps_gb']:.0f} | {f(s['bounced_gb'], '%.0f')} |" if s else "- | - | - | - | - |")
-    print(f"| {r['writes']} | {names[r['mode']]} | {f(r['tput'], '%.3f')} | {f(r['cpu'], '%.3f')} | "
-          f"{f(r['kern'], '%.3f')} | {r['maps_gb']:.0f} | {r['saved_gb']:.0f} | " + right)
+    key = (r["writes"], r["mode"])
+    print(f"| {r['writes']} | {names[r['mode']]} | " + cells(r, "saved_gb") + " "
+          + cells(fr.get(key), "bounced_gb") + " " + cells(ir.get(key), "saved_gb"))
 print()
 PY
 }
@@ -138,16 +158,19 @@ PY
 	echo
 	tables "$log2"
 	echo
+	tables "$log3"
+	echo
 	side_by_side || fail=1
 } >"$out/$name.md"
 # Every part's table must be there: boot 1 has three (one with --icount),
-# boot 2 one, and the side-by-side table.
+# boots 2 and 3 one each, and the side-by-side table.
 want=("### pp_frag: TCP transmit, off vs on" "### pp_frag vs MSG_ZEROCOPY")
 [ $icount = 0 ] || want=()
 for h in "${want[@]}" \
 	"### The DMA path: copy vs pp_frag vs MSG_ZEROCOPY over the test NIC, no swiotlb" \
 	"### The DMA path: copy vs pp_frag vs MSG_ZEROCOPY over the test NIC, swiotlb=force" \
-	"### The DMA path: no swiotlb vs swiotlb=force, side by side"; do
+	"### The DMA path: copy vs pp_frag vs MSG_ZEROCOPY over the test NIC, IOMMU (intel-iommu, strict)" \
+	"### The DMA path: no swiotlb vs swiotlb=force vs IOMMU, side by side"; do
 	grep -qF "$h" "$out/$name.md" || { echo "bench-pp: missing table: $h" >&2; fail=1; }
 done
 echo "bench-pp: saved $out/$name.md" >&2

@@ -23,6 +23,11 @@
 #     device that needs syncs): the part says so and runs the other modes.
 #     Bounces and bounced bytes come from a hist trigger on the
 #     swiotlb:swiotlb_bounced tracepoint (6.1 has no such counter).
+#     BENCH_DMA_PCI=edu (scripts/bench-pp.sh's third boot, QEMU's
+#     intel-iommu and edu devices, intel_iommu=on iommu.strict=1): the test
+#     NIC maps for the edu PCI device (dma_pci=), so every map and unmap
+#     goes through the IOMMU (an IOVA, page table writes, an IOTLB
+#     invalidation per unmap), and the opt-in saves them.
 # BENCH_PARTS: the parts to run, default "iperf zc dma" (1+2, 3, 4).
 # BENCH_QUICK=1: every part with tiny sizes (one block, 1 s iperf3 runs,
 # 1 / 4 MiB streams), to prove the bench still runs.
@@ -56,9 +61,20 @@ DMA_OPTIN=$D/tn0/dma_optin
 DMA_CNT=$D/tn0/dma
 GLOBAL=/sys/kernel/debug/pp_frag/global
 BOUNCE_EV=/sys/kernel/tracing/events/swiotlb/swiotlb_bounced
+# The test NIC's DMA device: its own platform device, or QEMU's edu.
+DMA_DEVNAME=xnet_testnic_dma
+case ${BENCH_DMA_PCI:-} in
+'') ;;
+edu)
+	pci_find 0x1234 0x11e8 || fail "BENCH_DMA_PCI=edu: no edu PCI device"
+	DMA_DEVNAME=$R
+	TN_PARAMS="dma_pci=$R"
+	;;
+*) fail "BENCH_DMA_PCI=$BENCH_DMA_PCI: want edu or nothing" ;;
+esac
 # Only the test NIC's DMA device: nothing else here maps through swiotlb
 # (virtio without ACCESS_PLATFORM bypasses the DMA API), but be sure.
-BOUNCE_HIST='hist:keys=dma_mask:vals=hitcount,size if dev_name == "xnet_testnic_dma"'
+BOUNCE_HIST="hist:keys=dma_mask:vals=hitcount,size if dev_name == \"$DMA_DEVNAME\""
 SWIOTLB_DBG=/sys/kernel/debug/swiotlb
 log() { echo "bench: $*" >&2; }
 
@@ -328,7 +344,7 @@ if has_part dma; then
 	dma
 	echo "dmainfo swiotlb=$SWIOTLB optin=$optin_ok bounce=$HAVE_BOUNCE nslabs=$nslabs used=$used" \
 		"maps=${DM[maps]} unmaps=${DM[unmaps]} bad_addr=${DM[bad_addr]} errors=${DM[errors]}" \
-		"path=${DM[path]} optin_err=${optin_err// /_}" >>"$RAW"
+		"path=${DM[path]} dev=$DMA_DEVNAME optin_err=${optin_err// /_}" >>"$RAW"
 fi
 
 # ---- pools off: every page given back (module counters)
@@ -494,13 +510,17 @@ def table_zc():
 
 def table_dma():
     sw = dmainfo.get("swiotlb") == "1"
-    boot = "swiotlb=force" if sw else "no swiotlb (dma-direct)"
+    path = dmainfo.get("path", "?")
+    boot = ("IOMMU (intel-iommu, strict)" if path == "iommu" else
+            "swiotlb=force" if sw else "no swiotlb (dma-direct)")
+    dev = ("the platform device xnet_testnic_dma" if dmainfo.get("dev") == "xnet_testnic_dma" else
+           f"QEMU's edu PCI device {dmainfo.get('dev')}, dma_pci=")
     print(f"### The DMA path: copy vs pp_frag vs MSG_ZEROCOPY over the test NIC, {boot}")
     print()
     refused = dmainfo.get("optin_err", "").replace("_", " ")
     print("tests/pp/pp_stream.py from init_net over the BQL test NIC (tn0 -> tn1 in netns tnns), crc32 checked end "
-          "to end in every run. The test NIC's xmit maps every TX frag for its DMA device (the platform device "
-          f"xnet_testnic_dma, mapping path {dmainfo.get('path', '?')}) and unmaps it at TX completion, unless the "
+          f"to end in every run. The test NIC's xmit maps every TX frag for its DMA device ({dev}, mapping path "
+          f"{path}) and unmaps it at TX completion, unless the "
           "driver opted in and pp_frag holds a mapping of the frag's pool page (saved). copy = send(), no pool; "
           "pp_frag = send(), pool on tn0, the NIC maps; pp_frag + opt-in = the same with dma_optin 1 (each pool "
           "page mapped once when the pool takes it, kept while it is recycled); zerocopy = send(MSG_ZEROCOPY), no "
@@ -509,6 +529,9 @@ def table_dma():
           "on swiotlb:swiotlb_bounced for that device (every bounce copies the mapped bytes into a swiotlb slot; "
           "it also costs a trace event each); per GB (10^9 bytes) sent. CPU as in the table above (system wide, "
           "Python checksumming included); kernel = system + irq + softirq."
+          + (" Through the IOMMU the NIC also looks up every frag's translation at TX completion (its device read: "
+             "bad_addr if the address is no longer mapped to the frag's bytes), in every mode alike."
+             if path == "iommu" else "")
           + (f" The driver's opt-in was refused here ({refused}): pp_frag keeps no mapping for a device whose "
              "mappings need syncs, so that mode is absent." if dmainfo.get("optin") != "1" else ""))
     print()
@@ -516,7 +539,7 @@ def table_dma():
           "| CPU s/GB | kernel s/GB | vs copy (kernel) | zerocopy completions: copied / all |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     names = {"copy": "copy", "ppfrag": "pp_frag", "optin": "pp_frag + opt-in", "zerocopy": "zerocopy"}
-    data = {"swiotlb": sw, "optin": dmainfo.get("optin") == "1", "rows": []}
+    data = {"swiotlb": sw, "path": path, "boot": boot, "optin": dmainfo.get("optin") == "1", "rows": []}
     for sec, label, mb in (("dma4k", "4 KiB", small_mb), ("dma256k", "256 KiB", large_mb)):
         base = med(sec, "copy", "mbit")
         kbase = med(sec, "copy", "kern_gb")
