@@ -36,11 +36,8 @@ set -euo pipefail
 
 cleanup() {
 	$IP link del tnx 2>/dev/null || true
-	tn_cleanup
-	! mod_loaded pp_frag || /sbin/rmmod pp_frag 2>/dev/null || true
+	pp_tn_cleanup
 }
-OPTIN=$D/tn0/dma_optin
-POOLF=/sys/class/net/tn0/pp_frag_pool_pages
 
 # werr FILE VALUE: the error text of writing VALUE to FILE ("" if it worked).
 werr() { WERR=$({ printf '%s\n' "$2" >"$1"; } 2>&1) || true; }
@@ -69,21 +66,15 @@ for bad in 2 -1 x ''; do
 done
 rd "$OPTIN"
 expect_eq "$R" 0 "dma_optin after refused writes"
-pp_dma_xfer 9800 4000000
-ktap_diag "no pp_frag: maps $DMAPS saved $DSAVED, TCP data segments $DTCP"
-[ "$DTCP" -gt 0 ] || fail "no TCP data segment on tn0's wire"
-[ "$DMAPS" -ge "$DTCP" ] || fail "maps $DMAPS < TCP data segments $DTCP"
-expect_eq "$DSAVED" 0 "saved without pp_frag"
+pp_dma_xfer_mapped 9800 4000000 "no pp_frag"
 
 # ---- 2. a pool, no opt-in
 load_mod pp_frag/pp_frag
 wput $POOLF 256 || fail "pool on tn0"
-pp_dma_xfer 9801 8000000
+pp_dma_xfer_mapped 9801 8000000 "pool, no opt-in"
 pp_stats tn0
-ktap_diag "pool, no opt-in: maps $DMAPS saved $DSAVED, TCP data segments $DTCP, pool served ${PS[served]}"
+ktap_diag "pool, no opt-in: pool served ${PS[served]}"
 [ "${PS[served]}" -gt 0 ] || fail "the pool served nothing"
-[ "$DMAPS" -ge "$DTCP" ] || fail "maps $DMAPS < TCP data segments $DTCP"
-expect_eq "$DSAVED" 0 "saved without opt-in"
 
 # ---- 3. opt-in: the steady state
 wput "$OPTIN" 1 || fail "opt-in"
@@ -141,10 +132,7 @@ rd "$OPTIN"
 expect_eq "$R" 0 "dma_optin after the opt-out"
 pp_stream_end "opt-out under traffic"
 pp_dma_idle tn0
-pp_dma_xfer 9807 8000000
-ktap_diag "opted out, pool on: maps $DMAPS saved $DSAVED"
-expect_eq "$DSAVED" 0 "saved after the opt-out"
-[ "$DMAPS" -ge "$DTCP" ] || fail "maps $DMAPS < TCP data segments $DTCP after the opt-out"
+pp_dma_xfer_mapped 9807 8000000 "opted out, pool on"
 wput $POOLF 0 || fail "pool 0"
 unload_mod pp_frag
 pp_dma_xfer 9808 2000000

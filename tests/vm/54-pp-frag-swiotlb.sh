@@ -23,16 +23,10 @@ set -euo pipefail
 # shellcheck source=tests/vm/lib_pp.sh
 . "$XNET_SRC/tests/vm/lib_pp.sh"
 
-cleanup() {
-	tn_cleanup
-	! mod_loaded pp_frag || /sbin/rmmod pp_frag 2>/dev/null || true
-}
-OPTIN=$D/tn0/dma_optin
-POOLF=/sys/class/net/tn0/pp_frag_pool_pages
 
 grep -qw 'swiotlb=force' /proc/cmdline || fail "not booted with swiotlb=force"
 tn_setup
-trap cleanup EXIT
+trap pp_tn_cleanup EXIT
 load_mod pp_frag/pp_frag
 wput $POOLF 256 || fail "pool on tn0"
 dma

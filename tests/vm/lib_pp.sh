@@ -120,6 +120,23 @@ pp_dma_xfer() {
 	DMAPS=$((DM[maps] - m0)) DSAVED=$((DM[saved] - s0)) DTCP=$((W[tcp] - t0))
 }
 
+# pp_tn_cleanup: the test NIC's cleanup (lib_testnic.sh), then pp_frag
+# unloaded: the EXIT trap of the tests of pp_frag's DMA opt-in.
+pp_tn_cleanup() {
+	tn_cleanup
+	! mod_loaded pp_frag || /sbin/rmmod pp_frag 2>/dev/null || true
+}
+
+# pp_dma_xfer_mapped PORT BYTES LABEL: pp_dma_xfer, and the NIC mapped
+# every frag itself (no pp_frag mapping used): maps >= TCP data segments.
+pp_dma_xfer_mapped() {
+	pp_dma_xfer "$1" "$2"
+	ktap_diag "$3: maps $DMAPS saved $DSAVED, TCP data segments $DTCP"
+	[ "$DTCP" -gt 0 ] || fail "$3: no TCP data segment on tn0's wire"
+	[ "$DMAPS" -ge "$DTCP" ] || fail "$3: maps $DMAPS < TCP data segments $DTCP"
+	expect_eq "$DSAVED" 0 "$3: saved"
+}
+
 # pp_flush_defer NS ADDR: receivers free skbs on the CPU that allocated
 # them (6.1's skb_attempt_defer_free): up to skb_defer_max/2 wait there for
 # that CPU's next NET_RX softirq, holding their pages. A ping from each CPU

@@ -16,6 +16,9 @@ PY=/usr/bin/python3
 SEND=$XNET_SRC/tests/testnic/tn_send.py
 IPERF=/usr/bin/iperf3
 NS=tnns
+# tn0's pp_frag knobs: the DMA opt-in (debugfs) and the pool (sysfs).
+OPTIN=$D/tn0/dma_optin
+POOLF=/sys/class/net/tn0/pp_frag_pool_pages
 
 declare -A W Q
 # wire DEV -> W[key]=value
