@@ -3,8 +3,11 @@
 """TCP stream with an end-to-end checksum, for pp_frag tests and benches.
 
   pp_stream.py recv PORT [--bind ADDR] [--count N] [--digest D]
+                   [--hold SECS] [--hold-full MAXSECS]
       accept N connections (default 1), one after the other; for each print
-      "recv bytes=B sha256=H"
+      "recv bytes=B sha256=H"; --hold waits SECS before reading, --hold-full
+      until the queued data stops growing (printing "held bytes=Q secs=T
+      full=0|1")
   pp_stream.py send ADDR PORT --bytes B [--write W] [--zerocopy] [--seed S]
                [--digest D] [--zc-report] [--sys-report]
       connect, send B bytes of a seeded pseudo-random stream in writes of W
@@ -26,13 +29,16 @@ the alternative pp_frag is compared with.
 """
 import argparse
 import errno
+import fcntl
 import hashlib
 import os
 import random
 import resource
 import select
 import socket
+import struct
 import sys
+import termios
 import time
 import zlib
 
@@ -80,6 +86,24 @@ def cpu_secs():
     return ru.ru_utime + ru.ru_stime
 
 
+def hold_full(conn, limit):
+    """Do not read until the data queued for this socket has stopped
+    growing for a second (the receive window closed and the sender blocked
+    on a full send buffer), or LIMIT seconds have passed; print
+    "held bytes=Q secs=T full=0|1"."""
+    t0 = time.monotonic()
+    last, calm, full = -1, 0, 0
+    while time.monotonic() - t0 < limit:
+        time.sleep(0.25)
+        q = struct.unpack("i", fcntl.ioctl(conn, termios.FIONREAD, b"\0" * 4))[0]
+        calm = calm + 1 if q == last and q > 0 else 0
+        last = q
+        if calm >= 4:
+            full = 1
+            break
+    print(f"held bytes={last} secs={time.monotonic() - t0:.1f} full={full}", flush=True)
+
+
 def recv(args):
     srv = socket.socket(socket.AF_INET6 if ":" in args.bind else socket.AF_INET)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -90,6 +114,8 @@ def recv(args):
         conn, _ = srv.accept()
         if args.hold:
             time.sleep(args.hold)   # let the data pile up in flight first
+        if args.hold_full:
+            hold_full(conn, args.hold_full)
         h = digest(args.digest)
         n = 0
         buf = bytearray(1 << 20)
@@ -204,6 +230,9 @@ def main():
     r.add_argument("--count", type=int, default=1)
     r.add_argument("--hold", type=float, default=0,
                    help="seconds to wait after accepting before reading")
+    r.add_argument("--hold-full", type=float, default=0, metavar="MAXSECS",
+                   help="after accepting, do not read until the queued data "
+                        "stops growing (at most MAXSECS)")
     r.add_argument("--digest", choices=("sha256", "crc32"), default="sha256")
     s = sub.add_parser("send")
     s.add_argument("addr")
