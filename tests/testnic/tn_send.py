@@ -6,7 +6,7 @@ Header (xnet_testnic.h): b"XNETSEQ1", be32 flow id, be32 seq; every flow's
 seq starts at --seq0 and counts up by one per packet.
 
   tn_send.py DEV [--flows N] [--flow-base ID] [--burst K] [--bursts N |
-             --duration S] [--cpus 0,1] [--gap-us US] [--size BYTES]
+             --duration S | --until EPOCH] [--cpus 0,1] [--gap-us US] [--size BYTES]
              [--dst MAC] [--udp IP:PORT] [--ipv4 SRC,DST] [--until-gone]
              [--prio N]
 
@@ -22,7 +22,10 @@ hash: XPS spreads the flows over a CPU's queue set). ENOBUFS (qdisc full) is ret
 every seq is sent exactly once. --until-gone: the device going away or down
 (ENXIO/ENODEV/ENETDOWN..., or any error when /sys/class/net/DEV is gone or
 not up within 5 s) ends the run quietly (exit 0). --prio: SO_PRIORITY of
-the socket (skb->priority: the traffic class under mqprio). Last line: "sent=N bursts=N retries=N
+the socket (skb->priority: the traffic class under mqprio). --until: stop
+at EPOCH (seconds since 1970, as bash's EPOCHREALTIME gives), a deadline
+the caller knows whatever this process's start-up took; --duration counts
+from when Python got going. Last line: "sent=N bursts=N retries=N
 cpus_seen=LIST migrations=N".
 """
 import argparse
@@ -88,6 +91,7 @@ def main():
     ap.add_argument("--burst", type=int, default=8)
     ap.add_argument("--bursts", type=int, default=10)
     ap.add_argument("--duration", type=float, default=0.0)
+    ap.add_argument("--until", type=float, default=0.0)
     ap.add_argument("--cpus", default="")
     ap.add_argument("--gap-us", type=int, default=0)
     ap.add_argument("--size", type=int, default=64)
@@ -154,6 +158,8 @@ def main():
     sent = bursts = retries = migrations = 0
     seen = set()
     end = time.monotonic() + a.duration if a.duration > 0 else None
+    if a.until > 0:
+        end = time.monotonic() + (a.until - time.time())
     last = None
     try:
         while (bursts < a.bursts) if end is None else (time.monotonic() < end):
