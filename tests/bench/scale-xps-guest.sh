@@ -51,6 +51,7 @@
 set -uo pipefail
 . "$XNET_SRC/tests/vm/lib.sh"
 . "$XNET_SRC/tests/vm/lib_testnic.sh"
+. "$XNET_SRC/tests/bench/lib_pktgen.sh"
 
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	FLOWS=${SCALE_XPS_FLOWS:-100 1000}
@@ -101,44 +102,7 @@ steer "$ENTRIES"
 rd $CNT
 [ "$R" = "$ENTRIES" ] || fail "table of $ENTRIES entries asked, $R given"
 steer 0
-/sbin/modprobe pktgen || fail "modprobe pktgen"
-
-# ---- pktgen (as tests/bench/xps-guest.sh, which explains the waits)
-PG=/proc/net/pktgen
-$IP netns exec $NS cat /sys/class/net/tn1/address >"$XNET_TMP/mac1"
-read -r MAC1 <"$XNET_TMP/mac1"
-pg() { printf '%s\n' "$2" >"$PG/$1" || fail "pktgen $1: $2"; }
-pg kpktgend_0 "rem_device_all"
-pg kpktgend_0 "add_device tn0"
-for c in "pkt_size 64" "delay 0" "dst 10.99.0.2" "dst_mac $MAC1" \
-	"src_min 10.99.0.1" "src_max 10.99.0.1" "xmit_mode queue_xmit"; do
-	pg tn0 "$c"
-done
-# pktgen_result: PG_EL (us) and PG_N (packets) of the last run, from
-# "Result: OK: T(cC+dD) usec, N (...)". No subshell (see xps-guest.sh).
-pktgen_result() {
-	local l
-	PG_EL=0 PG_N=0
-	while read -r l; do
-		if [[ $l =~ OK:\ ([0-9]+)\(c[0-9]+\+d[0-9]+\)\ usec,\ ([0-9]+) ]]; then
-			PG_EL=${BASH_REMATCH[1]} PG_N=${BASH_REMATCH[2]}
-		fi
-	done <$PG/tn0
-}
-# pg_start COUNT: one run of COUNT packets, returning when it has ended
-# (the end is its "OK: ...usec" result; "count" rewrote the last one).
-# Polls for up to 30 s of guest time plus 1 ms per 100 packets.
-pg_start() {
-	local i lim=$((600 + $1 / 5000))
-	pg tn0 "count $1"
-	pg pgctrl start
-	for ((i = 0; i < lim; i++)); do
-		pktgen_result
-		[ "$PG_N" = 0 ] || break
-		nsleep 0.05
-	done
-	[ "$PG_N" = "$1" ] || fail "pktgen: run of $1 packets incomplete ($PG_N)"
-}
+pktgen_setup "count $PKTS"
 # flows N: the port ranges that make N flows (see the header).
 flows() {
 	split "$1"
@@ -241,12 +205,7 @@ profile() {	# N MODE
 	steer 0
 	[ "$2" = off ] || steer "$ENTRIES"
 	pg_start "$1"
-	pg tn0 "count $PKTS"
-	perf record -q -e cpu-clock -c 20000 -C 0 -o "$XNET_TMP/perf.data" -- \
-		sh -c "echo start >$PG/pgctrl; while ! grep -q usec $PG/tn0; do sleep 0.05; done" \
-		>/dev/null 2>&1
-	pktgen_result
-	[ "$PG_N" = "$PKTS" ] || fail "perf $1 $2: pktgen run incomplete ($PG_N of $PKTS)"
+	pg_perf "$PKTS" "$XNET_TMP/perf.data" -c 20000
 	steer 0
 	perf report -i "$XNET_TMP/perf.data" --no-children --sort sym -n \
 		--percent-limit 0 --stdio 2>/dev/null >"$rep"

@@ -22,6 +22,7 @@
 set -uo pipefail
 . "$XNET_SRC/tests/vm/lib.sh"
 . "$XNET_SRC/tests/vm/lib_testnic.sh"
+. "$XNET_SRC/tests/bench/lib_pktgen.sh"
 
 SECS=${BENCH_SECS:-4}
 MODE=${BENCH_MODE:-wall}
@@ -203,60 +204,14 @@ ROUNDS=${BENCH_ROUNDS:-8}
 [ "$MODE" = wall ] || ROUNDS=${BENCH_ICOUNT_ROUNDS:-3}
 TC=/sbin/tc
 PKTS=$((SECS * 5000))
-/sbin/modprobe pktgen || fail "modprobe pktgen"
-PG=/proc/net/pktgen
-$IP netns exec $NS cat /sys/class/net/tn1/address >"$XNET_TMP/mac1"
-read -r MAC1 <"$XNET_TMP/mac1"
-pg() { printf '%s\n' "$2" >"$PG/$1" || fail "pktgen $1: $2"; }
-pg kpktgend_0 "rem_device_all"
-pg kpktgend_0 "add_device tn0"
-for c in "count $PKTS" "pkt_size 64" "delay 0" "dst 10.99.0.2" "dst_mac $MAC1" \
-	"src_min 10.99.0.1" "src_max 10.99.0.1" "udp_src_min 1000" "udp_src_max 1063" \
-	"flag UDPSRC_RND" "xmit_mode queue_xmit"; do
-	pg tn0 "$c"
-done
+pktgen_setup "count $PKTS" "udp_src_min 1000" "udp_src_max 1063" "flag UDPSRC_RND"
 declare -A PPS=()
-# pktgen_result: PG_EL PG_D PG_N of the last run (microseconds elapsed,
-# pktgen's "idle" accumulator, packets sent) from its "Result: OK:
-# T(cC+dD) usec, N (...)". D counts time in schedule() and busy-waiting for
-# an skb's users, some of it twice: for the log only. No subshell here: a
-# child's SIGCHLD arriving during the next write to pgctrl would end
-# pktgen's wait for the run early (signal_pending), and the script would
-# read the previous run's result.
-pktgen_result() {
-	local l
-	PG_EL=0 PG_D=0 PG_N=0
-	while read -r l; do
-		if [[ $l =~ OK:\ ([0-9]+)\(c[0-9]+\+d([0-9]+)\)\ usec,\ ([0-9]+) ]]; then
-			PG_EL=${BASH_REMATCH[1]} PG_D=${BASH_REMATCH[2]} PG_N=${BASH_REMATCH[3]}
-		fi
-	done <$PG/tn0
-}
-# pg_start COUNT: one run of COUNT packets, returning when it has ended.
-# Writing "start" to pgctrl sleeps 125 ms (interruptibly) for the thread to
-# pick the run up, then waits while it runs; a signal, or a thread that
-# has not picked it up by then, ends that early, and the next start would
-# restart a run still going. So: "count" rewrites the device's result
-# ("OK: count=N"), and the run's end is its "OK: ...usec" result.
-pg_start() {
-	local i
-	pg tn0 "count $1"
-	pg pgctrl start
-	for ((i = 0; i < 600; i++)); do
-		pktgen_result
-		[ "$PG_N" = 0 ] || return 0
-		nsleep 0.05
-	done
-	fail "pktgen: no result 30 s after start"
-}
 pktgen_run() {	# QDISC MODE
 	local l pps=0
 	pg_start "$PKTS"
 	while read -r l; do
 		[[ $l =~ ([0-9]+)pps ]] && pps=${BASH_REMATCH[1]}
 	done <$PG/tn0
-	pktgen_result
-	[ "$PG_N" = "$PKTS" ] || fail "pktgen $1 $2: run incomplete ($PG_N of $PKTS packets)"
 	PPS[$1/$2]+="$pps "
 	log "pktgen $1 $2: $pps pps ($PG_N packets, $PG_EL us, d $PG_D us)"
 }
@@ -326,13 +281,7 @@ perf_share() {	# QDISC [MODE (on)]
 	[ "$MODE" = wall ] || per=(-c 20000)
 	qdisc "$1"
 	if [ "$m" = on ]; then steer 1024; else steer 0; fi
-	pg tn0 "count $((PKTS * 5))"	# the result: "OK: count=..." until the run ends
-	perf record -q -e cpu-clock "${per[@]}" -C 0 -o "$XNET_TMP/perf.data" -- \
-		sh -c "echo start >$PG/pgctrl; while ! grep -q usec $PG/tn0; do sleep 0.05; done" \
-		>/dev/null 2>&1
-	pktgen_result
-	[ "$PG_N" = $((PKTS * 5)) ] ||
-		fail "perf $1 $m: pktgen run incomplete ($PG_N of $((PKTS * 5)) packets)"
+	pg_perf $((PKTS * 5)) "$XNET_TMP/perf.data" "${per[@]}"
 	PGRES[$1/$m]="$PG_EL $PG_N"
 	pg tn0 "count $PKTS"
 	steer 0
