@@ -327,6 +327,28 @@ stream_rounds() {
 	echo "$n" >"$XNET_TMP/$tag.res"
 }
 
+# stall_diag TAG NS PORT DEV: what a stream that did not stop was doing,
+# for the log (ktap_diag lines): its sockets on both ends, the receiver's
+# output, the processes still running, DEV's table and pool, and for tn0
+# the test NIC's TX queues (BQL state) and wire counters.
+stall_diag() {
+	local l f
+	ktap_diag "$1 stalled at $(date +%T); load $(</proc/loadavg); $(grep -E '^MemAvailable' /proc/meminfo)"
+	while read -r l; do ktap_diag "$1 sender: $l"; done < <(/usr/bin/ss -tnio "( sport = :$3 or dport = :$3 )" 2>&1)
+	while read -r l; do ktap_diag "$1 receiver: $l"; done < <($IP netns exec "$2" /usr/bin/ss -tnio "( sport = :$3 or dport = :$3 )" 2>&1)
+	while read -r l; do ktap_diag "$1 recv output: $l"; done <"$XNET_TMP/$1.r"
+	for l in $(pgrep -f 'pp_stream|tn_send|fio'); do
+		ktap_diag "pid $l $(cut -d' ' -f3 "/proc/$l/stat" 2>/dev/null)" \
+			"wchan=$(cat "/proc/$l/wchan" 2>/dev/null): $(tr '\0' ' ' <"/proc/$l/cmdline" 2>/dev/null)"
+	done
+	for f in xps_flow_stats pp_frag_stats; do
+		ktap_diag "$4 $f: $(tr '\n' ' ' <"/sys/class/net/$4/$f" 2>&1)"
+	done
+	[ "$4" = tn0 ] || return 0
+	while read -r l; do ktap_diag "tn0 queues: $l"; done < <(cat "$D/tn0/queues" 2>&1)
+	ktap_diag "tn0 wire: $(tr '\n' ' ' <"$D/tn0/wire" 2>&1)"
+}
+
 stream_rounds tcp-tn "$NS" 10.99.0.2 9901 8000000 &
 s1=$!
 stream_rounds tcp-veth chv 10.96.0.2 9902 8000000 &
@@ -385,7 +407,10 @@ done
 for t in tcp-tn tcp-veth; do
 	p=$s1
 	[ $t = tcp-tn ] || p=$s2
-	wait_pid "$p" 300 || fail "$t streams did not stop"
+	if ! wait_pid "$p" 300; then
+		if [ $t = tcp-tn ]; then stall_diag $t "$NS" 9901 tn0; else stall_diag $t chv 9902 vc0; fi
+		fail "$t streams did not stop"
+	fi
 	read -r res <"$XNET_TMP/$t.res" || res=
 	[[ $res =~ ^[0-9]+$ ]] || fail "$t: $res"
 	[ "$res" -gt 0 ] || fail "$t: no stream completed"
