@@ -5,12 +5,11 @@
  * Every multi-queue net device (present at load and hot-added) gets
  * /sys/class/net/<dev>/xps_dev_flow_table_cnt: writing N > 0 (rounded up
  * to a power of two, at most XNET_XPS_MAX_ENTRIES) turns steering on with
- * a table of that many entries, 0 turns it off. The mechanism (wrapped
- * net_device_ops) is in steer.c; Documentation/xps-flow.md explains it.
- * While steering is on for any device the module is in use: rmmod is
- * refused (EBUSY) until every table is 0 again or its device is gone.
- * module.c loads and unloads (xfl_start(), xfl_stop()); KUnit compiles
- * this file, steer.c and queues.c into its suite without it.
+ * a table of that many entries, 0 turns it off. The hooks (hook.c) are
+ * registered while any table is on; Documentation/xps-flow.md explains
+ * the design. rmmod turns every table off and unloads. module.c loads
+ * and unloads (xfl_start(), xfl_stop()); KUnit compiles the other files
+ * into its suite without it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,7 +24,7 @@
 
 #include <xnet/abi.h>
 #include "decide.h"
-
+#include "key.h"
 #include "xps_flow.h"
 
 /*
@@ -168,22 +167,28 @@ static int xfl_attached(struct xnet_ndev *nd)
 	return err;
 }
 
+static void xfl_free_rcu(struct rcu_head *head)
+{
+	struct xfl_dev *xd = container_of(head, struct xfl_dev, rcu);
+
+	free_percpu(xd->stats);
+	kfree(xd);
+}
+
 /*
- * RTNL held, its files gone: the device's behaviour restored exactly
- * (unless someone else's ops are on top of ours: left in place).
+ * RTNL held, its files gone: steering off (a device without a table costs
+ * nothing more), freed once the stats readers that may have found it are
+ * done (no wait here: unregistering a device does not wait for us).
  */
 static void xfl_release_dev(struct xnet_ndev *nd)
 {
 	struct xfl_dev *xd = container_of(nd, struct xfl_dev, nd);
 
-	xfl_release(xd);
+	xfl_disable(xd);
 	xfl_queues_del(xd);
-	if (!hlist_unhashed(&xd->hn.hnode)) {
+	if (!hlist_unhashed(&xd->hn.hnode))
 		xfl_hash_del(xd);
-		synchronize_net();	/* lookups of other devices may walk past @xd */
-	}
-	free_percpu(xd->stats);
-	kfree(xd);
+	call_rcu(&xd->rcu, xfl_free_rcu);
 }
 
 /* Closing a device resets its BQL counters: old heads mean nothing. */
@@ -207,15 +212,9 @@ int xfl_start(void)
 	return xnet_ndev_table_start(&xfl_devs, &xfl_table_cnt, &dev_attr_xps_flow_stats);
 }
 
-/* The module's unload. */
+/* The module's unload: every table off (and with the last, the hooks). */
 void xfl_stop(void)
 {
 	xnet_ndev_table_stop(&xfl_devs);
-	synchronize_net();
-	/*
-	 * No device points at a hook (each installed one pins the module,
-	 * and exit runs only unpinned) since at least the grace periods of
-	 * the detaches above: the retired hooks can go.
-	 */
-	xfl_hooks_free();
+	rcu_barrier();	/* xfl_free_rcu() done */
 }

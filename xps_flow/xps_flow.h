@@ -1,4 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xps_flow's kernel side, one job a file:
+ *   main.c      parameters, the per-device skeleton and its sysfs files
+ *   table.c     a device's flow table: on, off, resize, forget
+ *   hook.c      where the kernel calls us: an ftrace handler on
+ *               netdev_core_pick_tx() and the net_dev_start_xmit /
+ *               net_dev_xmit tracepoints, registered only while a table is on
+ *   datapath.c  what runs per packet: the queue choice and the head
+ *   key.c/.h    the flow key
+ *   queues.c    xps_flow/tx-N/{head,tail}
+ * The decision itself is the C++ core (decide.hpp, C ABI decide.h).
+ * Nothing here writes a pointer the driver owns: dev->netdev_ops stays
+ * the driver's (Documentation/xps-flow.md, "Hooks").
+ */
 #ifndef XPS_FLOW_H
 #define XPS_FLOW_H
 
@@ -32,49 +46,68 @@ struct xfl_stats {
 };
 
 /*
- * One per multi-queue device. While steering is on, dev->netdev_ops points
- * at @ops, a copy of @orig_ops with ndo_select_queue and ndo_start_xmit
- * wrapped (the device's own ops are never written): our hook (struct
- * xfl_hook, steer.c). The hook is made on the first enable and reused by
- * every later one (a new one only when the device's own ops changed in
- * between); it is never freed while the module is loaded (see
- * xfl_hook_retire()). While @installed, the module is pinned.
+ * One per multi-queue device (its sysfs files). Steering state proper is
+ * @table, and @sn: the device is in xfl_steered, the hash the hooks look
+ * devices up in, only while its table is on.
  */
 struct xfl_dev {
 	struct xnet_ndev nd;		/* xfl_devs (main.c): list, device */
-	struct xnet_devnode hn;		/* xfl_hash, RCU; hn.dev == nd.dev */
-	const struct net_device_ops *orig_ops;	/* the device's, under @ops */
-	const struct net_device_ops *ops;	/* our hook's ops, or NULL */
+	struct xnet_devnode hn;		/* xfl_hash (all devices, stats), RCU */
+	struct xnet_devnode sn;		/* xfl_steered while @table, RCU */
 	struct xfl_table __rcu *table;
 	struct xfl_stats __percpu *stats;
 	atomic_t no_bql;		/* transmits that saw dql.num_queued 0 */
 	bool warned_no_bql;
-	bool installed;		/* we set dev->netdev_ops = @ops and did not restore */
-	bool warned_foreign;	/* someone else replaced dev->netdev_ops: said once */
 	struct kobject *queues_kobj;	/* xps_flow/ under the device */
 	struct kobject **queue_dirs;	/* its tx-N, N < nr_queue_dirs */
 	unsigned int nr_queue_dirs;
+	struct rcu_head rcu;		/* freed a grace period after detach */
 };
 
 /* The longest hold, in jiffies (0: unbounded); parameter hold_max_ms. */
 extern unsigned int xfl_hold_limit;
 
-struct xfl_dev *xfl_lookup(const struct net_device *dev);	/* RCU */
-void xfl_hash_add(struct xfl_dev *xd);
-void xfl_hash_del(struct xfl_dev *xd);
-int xfl_enable(struct xfl_dev *xd, u32 entries);	/* RTNL held */
-void xfl_disable(struct xfl_dev *xd);			/* RTNL held */
-void xfl_forget(struct xfl_dev *xd);			/* RTNL held */
-void xfl_release(struct xfl_dev *xd);			/* RTNL held */
-void xfl_hooks_free(void);			/* module exit, nothing hooked */
-const char *xfl_ops_comparer(const struct net_device *dev,
-			     const char *const *names, unsigned int n);
-u32 xfl_entries_in_use(struct xfl_dev *xd);
-int xfl_queues_add(struct xfl_dev *xd);		/* RTNL held */
-void xfl_queues_del(struct xfl_dev *xd);		/* RTNL held */
-void xfl_key_init(void);			/* before any device is hooked */
-int xfl_start(void);				/* main.c: the load */
+/* main.c */
+int xfl_start(void);				/* the load */
 void xfl_stop(void);				/* ... and the unload */
+
+/* table.c, RTNL held */
+int xfl_enable(struct xfl_dev *xd, u32 entries);
+void xfl_disable(struct xfl_dev *xd);
+void xfl_forget(struct xfl_dev *xd);
+u32 xfl_entries_in_use(struct xfl_dev *xd);	/* RCU, no RTNL */
+
+/* hook.c */
+struct xfl_dev *xfl_lookup(const struct net_device *dev);	/* RCU */
+void xfl_hash_add(struct xfl_dev *xd);			/* RTNL */
+void xfl_hash_del(struct xfl_dev *xd);			/* RTNL, then a GP */
+int xfl_hooks_get(struct xfl_dev *xd);			/* RTNL: steer @xd */
+void xfl_hooks_put(struct xfl_dev *xd);			/* RTNL, then a GP */
+extern struct xnet_devhash xfl_steered;
+
+/* The steered device @dev, or NULL. RCU (every caller of the hooks is). */
+static __always_inline struct xfl_dev *xfl_steered_find(const struct net_device *dev)
+{
+	struct xnet_devnode *n = xnet_devhash_find(&xfl_steered, dev);
+
+	return n ? container_of(n, struct xfl_dev, sn) : NULL;
+}
+
+/* datapath.c: what the hooks call, and what they are given. */
+u16 xfl_steer(struct xfl_dev *xd, struct net_device *dev, struct sk_buff *skb,
+	      struct net_device *sb_dev, u16 proposed);
+struct netdev_queue *xfl_core_pick_tx(struct net_device *dev,
+				      struct sk_buff *skb,
+				      struct net_device *sb_dev);
+void xfl_probe_start_xmit(void *data, const struct sk_buff *skb,
+			  const struct net_device *dev);
+void xfl_probe_xmit(void *data, struct sk_buff *skb, int rc,
+		    struct net_device *dev, unsigned int skb_len);
+void xfl_xmit_reset(void);		/* no probe registered: empty stacks */
+
+/* queues.c, RTNL held */
+int xfl_queues_add(struct xfl_dev *xd);
+void xfl_queues_del(struct xfl_dev *xd);
 
 /* @xd's counters summed over CPUs (a snapshot). RCU or RTNL. */
 static inline void xfl_stats_sum(const struct xfl_dev *xd, struct xfl_stats *sum)

@@ -311,7 +311,7 @@ if len(counts) > 1:
     print()
 
 print("### xps_flow: table occupancy, holds and memory at 1k to 1M flows\n")
-print("Per on run, after its first pass: `in_use` of xps_flow_stats counts the table's valid entries (steer.c "
+print("Per on run, after its first pass: `in_use` of xps_flow_stats counts the table's valid entries (table.c "
       "xfl_entries_in_use()). An entry carries no flow tag: flows whose keys land in one slot share its entry, and "
       "the module cannot tell them apart. Expected occupied slots for N flows hashed uniformly into M slots: "
       "M(1 - (1 - 1/M)^N); flows sharing a slot: N - occupied. Other traffic on tn0 (ARP) may add an entry. "

@@ -145,6 +145,8 @@ struct tn_priv {
 /* main.c: device parameters, the link kind, creation */
 extern unsigned int tn_txqs, tn_rxqs, tn_delay_us, tn_depth, tn_flow_entries;
 extern bool tn_select_queue;
+extern u16 (*tn_select_then)(struct net_device *dev, struct sk_buff *skb,
+			     struct net_device *sb_dev, u16 queue);
 int tn_start(void);
 void tn_shutdown(void);
 struct net_device *tn_create(bool with_peer);	/* RTNL */

@@ -236,16 +236,29 @@ static void tn_dev_free(struct net_device *dev)
 	tn_free_priv(netdev_priv(dev));
 }
 
+/*
+ * KUnit only (UML has no ftrace): what runs after the device's own
+ * choice, as xps_flow's hook runs after netdev_core_pick_tx()'s. NULL in
+ * the module.
+ */
+u16 (*tn_select_then)(struct net_device *dev, struct sk_buff *skb,
+		      struct net_device *sb_dev, u16 queue);
+
 /* select_queue=1 only: the queue the test set, else the core's choice. */
 static u16 tn_select(struct net_device *dev, struct sk_buff *skb,
 		     struct net_device *sb_dev)
 {
 	struct tn_priv *priv = netdev_priv(dev);
 	int q = READ_ONCE(priv->select_txq);
+	u16 queue;
 
 	if (q >= 0 && q < dev->real_num_tx_queues)
-		return q;
-	return netdev_pick_tx(dev, skb, sb_dev);
+		queue = q;
+	else
+		queue = netdev_pick_tx(dev, skb, sb_dev);
+	if (tn_select_then)
+		queue = tn_select_then(dev, skb, sb_dev, queue);
+	return queue;
 }
 
 #define TN_NETDEV_OPS							\

@@ -21,10 +21,12 @@
 #    check) on tn0 with qdisc_bypass=1: packet_direct_xmit ->
 #    packet_pick_tx_queue -> ndo_select_queue, dev_direct_xmit ->
 #    ndo_start_xmit; the lcore still moving, tx-0 2 ms late. Under that
-#    traffic the table is enabled, resized, disabled, re-enabled, rmmod
-#    is refused (steering on pins the module), the table is turned off
-#    and xps_flow is removed: both wrappers saw this path (lookups and
-#    recorded heads grow), the wire keeps moving after every step, and the
+#    traffic the table is enabled, resized, disabled, re-enabled and
+#    xps_flow is removed with the table on. This path passes neither
+#    netdev_core_pick_tx() nor xmit_one()'s tracepoints, so xps_flow does
+#    not see it (lookups and recorded heads do not grow: the flows are
+#    XPS's, as without xps_flow; Documentation/xps-flow.md, "Paths that
+#    skip the hooks"); the wire keeps moving after every step, and the
 #    device lost nothing it accepted (sent == completed == wire, nothing
 #    purged, tx_dropped 0). Held-back moves are reported only: with 256
 #    flows a flow's next packet often comes after tx-0's 2 ms.
@@ -196,18 +198,14 @@ done
 xstats
 ktap_diag "txonly stats: lookups ${ST[lookups]} recorded ${ST[recorded]} moves ${ST[moves]}" \
 	"held ${ST[held]} in_use ${ST[in_use]} (before txonly: lookups $lk1 recorded $rec1)"
-[ "${ST[in_use]}" -gt 1 ] || fail "256 flows left ${ST[in_use]} entries in use"
-# Both wrappers saw the bypass path: select (lookups), xmit (recorded).
-[ "${ST[lookups]}" -gt "$lk1" ] || fail "no lookup on the bypass path"
-[ "${ST[recorded]}" -gt "$rec1" ] || fail "no head recorded on the bypass path"
-# Steering on pins the module: rmmod refused under traffic, then off and out.
-if err=$(/sbin/rmmod xps_flow 2>&1); then
-	fail "rmmod with steering on succeeded"
-fi
-[[ $err == *"in use"* ]] || fail "rmmod with steering on: '$err', want 'in use'"
-moving "refused rmmod"
-wput $CNT 0 || fail "disable under traffic"
-moving "table 0"
+# The bypass path skips both hooks: neither count follows the wire (the
+# kernel's own packets on tn0, if any, may still go through them).
+wire tn0
+[ $((ST[lookups] - lk1)) -lt $((W[packets] / 10)) ] ||
+	fail "lookups on the bypass path: $lk1 -> ${ST[lookups]}, wire ${W[packets]}"
+[ $((ST[recorded] - rec1)) -lt $((W[packets] / 10)) ] ||
+	fail "heads recorded on the bypass path: $rec1 -> ${ST[recorded]}, wire ${W[packets]}"
+# rmmod with the table on, under traffic.
 unload_mod xps_flow
 [ ! -e $CNT ] || fail "$CNT left after rmmod"
 moving "rmmod xps_flow"

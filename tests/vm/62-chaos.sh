@@ -184,7 +184,7 @@ step_module() {
 	pick "${MODS[@]}"
 	m=$R
 	if mod_loaded "$m"; then
-		# xps_flow is pinned while a table is on: sometimes turn them off.
+		# Sometimes the xps_flow tables off first, sometimes rmmod with them on.
 		if [ "$m" = xps_flow ] && [ $((RANDOM % 2)) -eq 0 ]; then
 			for d in /sys/class/net/*/xps_dev_flow_table_cnt; do wput "$d" 0 || true; done
 		fi

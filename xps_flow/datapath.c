@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xps_flow's datapath: what runs per packet of a device with a table.
+ *
+ * Queue choice (xfl_core_pick_tx(), where hook.c resumes
+ * netdev_core_pick_tx() for such a device): the queue the driver's
+ * ndo_select_queue or XPS (netdev_pick_tx()) proposes goes through the C++
+ * decision with the flow's entry: a flow whose old queue has not completed
+ * the bytes it queued there stays (xfl_steer()).
+ * Head (the net_dev_start_xmit / net_dev_xmit probes): once the driver has
+ * taken the packet, under the TX queue lock, the queue's BQL enqueue
+ * counter is exact: it becomes the flow's head.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/skbuff.h>
+#include <net/sch_generic.h>
+
+#include "decide.h"
+#include "key.h"
+#include "xps_flow.h"
+
+/* The table in a hook: every caller is an RCU reader of some flavour. */
+#define xfl_table_of(xd)	rcu_dereference_check((xd)->table, rcu_read_lock_any_held())
+
+/* A lost compare-and-swap decides again with what won, this many times. */
+#define XFL_CLAIM_TRIES		4
+
+/*
+ * The flow goes to @queue: a new flow, or one leaving its queue. Say so in
+ * the entry now, if it still is @old: the probe writes the exact head once
+ * the driver has the packet, but until then the packet may wait in
+ * @queue's qdisc (the queue stopped by BQL or a full ring), and a packet
+ * of the same flow selected meanwhile would find the old entry (none, or
+ * the queue it left, idle by now) and overtake it. With this one it finds
+ * @queue, whose qdisc backlog holds it. Head: the queue's count so far, a
+ * lower bound. False when the slot changed since @old was read.
+ */
+static bool xfl_claim(struct net_device *dev, u64 *slot, u64 old, u16 queue)
+{
+	struct netdev_queue *txq;
+
+	if (queue >= dev->real_num_tx_queues)
+		return true;
+	txq = netdev_get_tx_queue(dev, queue);
+	return cmpxchg64(slot, old,
+			 xnet_xps_pack(queue, READ_ONCE(txq->dql.num_queued))) == old;
+}
+
+/* The state of @entry's queue @oq that the decision needs (XNET_XPS_OLD_*). */
+static int xfl_old_state(struct net_device *dev, struct net_device *sb_dev,
+			 const struct xfl_table *t, u64 *slot, u64 entry, int oq,
+			 u16 proposed, unsigned int *completed)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(dev, oq);
+	struct Qdisc *q = rcu_dereference_check(txq->qdisc, rcu_read_lock_any_held());
+	int state = 0;
+
+	/*
+	 * Packets not counted in head yet: still in the qdisc, or dequeued
+	 * (a bulk dequeue empties the qdisc) and on their way to the driver
+	 * while the qdisc runs. The probe writes the entry before the run
+	 * ends: once the run is seen over, a re-read sees the flow's latest
+	 * head — if it changed, the flow just sent there: stay.
+	 */
+	if (q && (!qdisc_is_empty(q) || qdisc_is_running(q)))
+		state = XNET_XPS_OLD_BACKLOG;
+	smp_rmb();	/* the run's end before the entry's re-read */
+	if (READ_ONCE(*slot) != entry)
+		state |= XNET_XPS_OLD_BACKLOG;
+	*completed = READ_ONCE(txq->dql.num_completed);
+	/*
+	 * Traffic classes (mqprio): the proposal came from the packet's class
+	 * range (netdev_pick_tx() picks within tc_to_txq[tc] of @sb_dev or
+	 * @dev); the old queue must be in that range too, or the flow goes
+	 * where it is allowed.
+	 */
+	if (unlikely((sb_dev ?: dev)->num_tc) &&
+	    netdev_txq_to_tc(sb_dev ?: dev, oq) !=
+	    netdev_txq_to_tc(sb_dev ?: dev, proposed))
+		state |= XNET_XPS_OLD_OTHER_TC;
+	/* A resize is carrying heads over: only an idle queue is left. */
+	if (unlikely(READ_ONCE(t->settling)) &&
+	    READ_ONCE(txq->dql.num_queued) != *completed)
+		state |= XNET_XPS_OLD_BACKLOG;
+	return state;
+}
+
+/*
+ * The flow in @slot is on another queue than the proposed one: may it
+ * move? Decided and claimed in one loop: when the claim loses (another CPU
+ * wrote the slot after it was read), the decision is taken again on what
+ * that CPU wrote. Out of line: the rare case.
+ */
+static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
+				   struct net_device *sb_dev, struct xfl_table *t,
+				   u64 *slot, u64 entry, u16 proposed)
+{
+	unsigned int tries = 0;
+	int verdict;
+	u16 queue;
+
+	for (;;) {
+		unsigned int completed = 0;
+		int oq, state = 0;
+		u64 store;
+
+		oq = xnet_xps_queue_of(entry);
+		if (oq >= 0 && oq < dev->real_num_tx_queues)
+			state = xfl_old_state(dev, sb_dev, t, slot, entry, oq,
+					      proposed, &completed);
+		verdict = xnet_xps_decide_timed(entry, proposed,
+						dev->real_num_tx_queues,
+						completed, state, (u16)jiffies,
+						READ_ONCE(xfl_hold_limit),
+						&queue, &store);
+		if (unlikely(store)) {
+			/* A hold begins: stamp it, unless a transmit wrote the slot. */
+			cmpxchg64(slot, entry, store);
+		} else if (queue != oq && !xfl_claim(dev, slot, entry, queue) &&
+			 ++tries < XFL_CLAIM_TRIES) {
+			entry = READ_ONCE(*slot);
+			if (xnet_xps_decide_fast(entry, proposed) != XNET_XPS_SAME)
+				continue;
+			verdict = XNET_XPS_SAME;	/* another CPU moved it here */
+			queue = proposed;
+		}
+		break;
+	}
+	if (verdict == XNET_XPS_HOLD)
+		this_cpu_inc(xd->stats->held);
+	else if (verdict == XNET_XPS_MOVE)
+		this_cpu_inc(xd->stats->moves);
+	else if (verdict == XNET_XPS_STALE)
+		this_cpu_inc(xd->stats->stale);
+	else if (verdict == XNET_XPS_EXPIRED)
+		this_cpu_inc(xd->stats->expired);
+	return queue;
+}
+
+/*
+ * The queue for @skb on @xd's device, given the queue the device proposed.
+ * Caller: an RCU reader (the queue choice's caller holds one).
+ */
+u16 xfl_steer(struct xfl_dev *xd, struct net_device *dev, struct sk_buff *skb,
+	      struct net_device *sb_dev, u16 proposed)
+{
+	struct xfl_table *t = xfl_table_of(xd);
+	u64 *slot, entry;
+	u32 key;
+
+	if (unlikely(!t))
+		return proposed;
+	key = xfl_select_key(skb);
+	xfl_hand_key(skb, key);
+	slot = &t->entries[key & t->mask];
+	entry = READ_ONCE(*slot);
+	this_cpu_inc(xd->stats->lookups);
+	/* No entry, or the flow's queue is the proposed one. */
+	if (likely(xnet_xps_decide_fast(entry, proposed) >= 0)) {
+		/* A new flow claims its slot; lost, the winner's entry decides. */
+		if (unlikely(!entry) && !xfl_claim(dev, slot, 0, proposed)) {
+			entry = READ_ONCE(*slot);
+			if (xnet_xps_decide_fast(entry, proposed) < 0)
+				return xfl_steer_move(xd, dev, sb_dev, t, slot,
+						      entry, proposed);
+		} else if (unlikely(entry & XNET_XPS_HOLDING)) {
+			/* Where XPS wants it again: a timed hold is over. */
+			cmpxchg64(slot, entry, entry & ~XNET_XPS_HOLD_BITS);
+		}
+		return proposed;
+	}
+	return xfl_steer_move(xd, dev, sb_dev, t, slot, entry, proposed);
+}
+
+/*
+ * netdev_core_pick_tx() of 6.1 and 6.12 (the same body), with the flow
+ * table's verdict on the queue it chose: hook.c resumes that function here
+ * for a device with a table. Not exported, so not called: copied, and the
+ * copy checked against both trees' (Documentation/xps-flow.md, "Hooks").
+ * One difference: a sender_cpu past nr_cpu_ids rather than NR_CPUS is
+ * reset (no CPU has such a number; the kernel's own bound is the larger).
+ */
+struct netdev_queue *xfl_core_pick_tx(struct net_device *dev,
+				      struct sk_buff *skb,
+				      struct net_device *sb_dev)
+{
+	int queue_index = 0;
+
+#ifdef CONFIG_XPS
+	u32 sender_cpu = skb->sender_cpu - 1;
+
+	if (sender_cpu >= nr_cpu_ids)
+		skb->sender_cpu = raw_smp_processor_id() + 1;
+#endif
+
+	if (dev->real_num_tx_queues != 1) {
+		const struct net_device_ops *ops = dev->netdev_ops;
+		struct xfl_dev *xd;
+
+		if (ops->ndo_select_queue)
+			queue_index = ops->ndo_select_queue(dev, skb, sb_dev);
+		else
+			queue_index = netdev_pick_tx(dev, skb, sb_dev);
+
+		queue_index = netdev_cap_txqueue(dev, queue_index);
+		/* Its table may have gone since the handler looked. */
+		xd = xfl_steered_find(dev);
+		if (likely(xd))
+			queue_index = xfl_steer(xd, dev, skb, sb_dev, queue_index);
+	}
+
+	skb_set_queue_mapping(skb, queue_index);
+	return netdev_get_tx_queue(dev, queue_index);
+}
+
+/*
+ * The probes. net_dev_start_xmit and net_dev_xmit fire in xmit_one() on
+ * one CPU, around the driver's ndo_start_xmit, under the TX queue lock
+ * with bottom halves off (and preemption off in the probe). The second
+ * may see a freed skb: the first keeps what it needs per CPU. A stacked
+ * device transmits inside its ndo_start_xmit, so the pairs nest: a stack.
+ * hook.c registers the end probe before the start probe and removes it
+ * after: every entry pushed is popped.
+ */
+#define XFL_XMIT_DEPTH	4
+
+struct xfl_xmit {
+	const struct sk_buff *skb;	/* compared, never dereferenced */
+	struct xfl_dev *xd;
+	u32 key;
+	u16 queue;
+};
+
+struct xfl_xmit_stack {
+	unsigned int depth;
+	struct xfl_xmit e[XFL_XMIT_DEPTH];
+};
+
+static DEFINE_PER_CPU(struct xfl_xmit_stack, xfl_xmits);
+
+/* No probe registered (hook.c): nothing can be in flight. */
+void xfl_xmit_reset(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(&xfl_xmits, cpu)->depth = 0;
+}
+
+void xfl_probe_start_xmit(void *data, const struct sk_buff *cskb,
+			  const struct net_device *dev)
+{
+	/*
+	 * The key's hand-off field is cleared before the driver sees the
+	 * packet (key.h): the skb is the caller's until then.
+	 */
+	struct sk_buff *skb = (struct sk_buff *)cskb;
+	struct xfl_dev *xd = xfl_steered_find(dev);
+	struct xfl_xmit_stack *s;
+	s64 key;
+
+	if (likely(!xd))
+		return;
+	key = xfl_taken_key(skb);
+	s = this_cpu_ptr(&xfl_xmits);
+	if (key < 0 || unlikely(s->depth >= XFL_XMIT_DEPTH))
+		return;
+	s->e[s->depth++] = (struct xfl_xmit){
+		.skb = skb, .xd = xd, .key = key,
+		.queue = skb_get_queue_mapping(skb),
+	};
+}
+
+/* Once per device: a driver whose queues never count bytes. */
+static noinline void xfl_no_bql(struct xfl_dev *xd, struct net_device *dev)
+{
+	if (!xd->warned_no_bql && atomic_inc_return(&xd->no_bql) == 1000) {
+		xd->warned_no_bql = true;
+		pr_warn("%s: BQL counters never move: the driver does not report its queues to BQL, steering cannot protect its flows\n",
+			netdev_name(dev));
+	}
+}
+
+void xfl_probe_xmit(void *data, struct sk_buff *skb, int rc,
+		    struct net_device *dev, unsigned int skb_len)
+{
+	struct xfl_xmit_stack *s = this_cpu_ptr(&xfl_xmits);
+	struct netdev_queue *txq;
+	struct xfl_table *t;
+	struct xfl_xmit *e;
+	u32 head;
+
+	if (likely(!s->depth))
+		return;
+	e = &s->e[s->depth - 1];
+	if (e->skb != skb || e->xd->nd.dev != dev)
+		return;		/* a device in between that is not steered */
+	s->depth--;
+	if (rc != NETDEV_TX_OK)
+		return;
+	/* Under the TX queue lock: the driver has just counted the bytes. */
+	txq = netdev_get_tx_queue(dev, e->queue);
+	head = READ_ONCE(txq->dql.num_queued);
+	if (unlikely(!head))
+		xfl_no_bql(e->xd, dev);
+	t = xfl_table_of(e->xd);
+	if (likely(t)) {
+		u64 *slot = &t->entries[e->key & t->mask];
+
+		/* Still held on @queue: the hold keeps its stamp. */
+		WRITE_ONCE(*slot, xnet_xps_repack(READ_ONCE(*slot), e->queue, head));
+		this_cpu_inc(e->xd->stats->recorded);
+	}
+}
