@@ -18,6 +18,7 @@
 #include <linux/skbuff.h>
 #include <net/sch_generic.h>
 
+#include "../compat/ftrace.h"
 #include "decide.h"
 #include "key.h"
 #include "xps_flow.h"
@@ -182,10 +183,15 @@ u16 xfl_steer(struct xfl_dev *xd, struct net_device *dev, struct sk_buff *skb,
  * copy checked against both trees' (Documentation/xps-flow.md, "Hooks").
  * One difference: a sender_cpu past nr_cpu_ids rather than NR_CPUS is
  * reset (no CPU has such a number; the kernel's own bound is the larger).
+ * @xd: the device's state as the handler found it (x86-64: a fourth
+ * argument it passes in %rcx, compat/ftrace.h), else looked up here. It
+ * lives as long as the caller's RCU read-side section; its table may be
+ * gone since (xfl_steer() then returns the proposal).
  */
 struct netdev_queue *xfl_core_pick_tx(struct net_device *dev,
 				      struct sk_buff *skb,
-				      struct net_device *sb_dev)
+				      struct net_device *sb_dev,
+				      struct xfl_dev *xd)
 {
 	int queue_index = 0;
 
@@ -198,7 +204,6 @@ struct netdev_queue *xfl_core_pick_tx(struct net_device *dev,
 
 	if (dev->real_num_tx_queues != 1) {
 		const struct net_device_ops *ops = dev->netdev_ops;
-		struct xfl_dev *xd;
 
 		if (ops->ndo_select_queue)
 			queue_index = ops->ndo_select_queue(dev, skb, sb_dev);
@@ -206,8 +211,9 @@ struct netdev_queue *xfl_core_pick_tx(struct net_device *dev,
 			queue_index = netdev_pick_tx(dev, skb, sb_dev);
 
 		queue_index = netdev_cap_txqueue(dev, queue_index);
-		/* Its table may have gone since the handler looked. */
+#ifndef XNET_HAVE_FREGS_ARG3
 		xd = xfl_steered_find(dev);
+#endif
 		if (likely(xd))
 			queue_index = xfl_steer(xd, dev, skb, sb_dev, queue_index);
 	}

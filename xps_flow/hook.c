@@ -124,9 +124,15 @@ static void notrace xfl_pick_handler(unsigned long ip, unsigned long parent_ip,
 {
 	const struct net_device *dev =
 		(const struct net_device *)xnet_fregs_arg(fregs, 0);
+	struct xfl_dev *xd = xfl_steered_find(dev);
 
-	if (xfl_steered_find(dev))
-		xnet_fregs_set_ip(fregs, (unsigned long)xfl_core_pick_tx);
+	if (!xd)
+		return;
+#ifdef XNET_HAVE_FREGS_ARG3
+	/* The device found, handed on: one lookup per packet, not two. */
+	xnet_fregs_set_arg3(fregs, (unsigned long)xd);
+#endif
+	xnet_fregs_set_ip(fregs, (unsigned long)xfl_core_pick_tx);
 }
 
 static struct ftrace_ops xfl_pick_ops = {

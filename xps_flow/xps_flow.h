@@ -98,7 +98,8 @@ u16 xfl_steer(struct xfl_dev *xd, struct net_device *dev, struct sk_buff *skb,
 	      struct net_device *sb_dev, u16 proposed);
 struct netdev_queue *xfl_core_pick_tx(struct net_device *dev,
 				      struct sk_buff *skb,
-				      struct net_device *sb_dev);
+				      struct net_device *sb_dev,
+				      struct xfl_dev *xd);
 void xfl_probe_start_xmit(void *data, const struct sk_buff *skb,
 			  const struct net_device *dev);
 void xfl_probe_xmit(void *data, struct sk_buff *skb, int rc,

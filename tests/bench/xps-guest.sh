@@ -35,6 +35,7 @@ steer() { wput $CNT "$1" || fail "xps_dev_flow_table_cnt=$1"; }
 
 bench_cleanup() {
 	[ ! -e /run/netns/$SRC ] || $IP netns del $SRC 2>/dev/null || true
+	[ ! -e /sys/class/net/xo0 ] || $IP link del xo0 2>/dev/null || true
 	mod_loaded pktgen && /sbin/rmmod pktgen 2>/dev/null
 	tn_cleanup
 }
@@ -115,6 +116,27 @@ icount_tables() {
 		done
 		echo "| $qd ($n) | on/off | $(ratio "$r0" "$r1") | +$((ipp1 - ipp0)) | | per round: ${RR[$qd]% }; **median $rr** |"
 	done
+	echo
+	echo "A device without a table while another has one (xps_flow's hooks registered): tn0's table off, pfifo_fast, rounds of none (no table anywhere), other (a table on a multi-queue dummy xo0), other, none."
+	echo
+	echo "| qdisc (rounds) | tables | median packets/s (guest time) | instructions per packet | spread of the runs | runs |"
+	echo "|---|---|---:|---:|---:|---|"
+	# shellcheck disable=SC2086
+	{ r0=$(pps_stat median ${PPS[pfifo_fast/none]}); r1=$(pps_stat median ${PPS[pfifo_fast/other]}); }
+	ipp0=$(python3 -c "print('%.0f' % (1e9 / $r0 * (1 << ${BENCH_ICOUNT_SHIFT:-0})))")
+	ipp1=$(python3 -c "print('%.0f' % (1e9 / $r1 * (1 << ${BENCH_ICOUNT_SHIFT:-0})))")
+	# shellcheck disable=SC2086
+	rr=$(python3 -c 'import statistics, sys; print("%.3f" % statistics.median(float(x) for x in sys.argv[1:]))' ${RR[other]})
+	for m in none other; do
+		# shellcheck disable=SC2086
+		spread=$(python3 -c 'import sys; v=[int(x) for x in sys.argv[1:]]; print("%.2f%%" % (100.0 * (max(v) - min(v)) / min(v)))' ${PPS[pfifo_fast/$m]})
+		if [ $m = none ]; then
+			echo "| pfifo_fast ($ROUNDS) | none | $r0 | $ipp0 | $spread | ${PPS[pfifo_fast/none]% } |"
+		else
+			echo "| pfifo_fast ($ROUNDS) | on xo0 only | $r1 | $ipp1 | $spread | ${PPS[pfifo_fast/other]% } |"
+		fi
+	done
+	echo "| pfifo_fast ($ROUNDS) | other/none | $(ratio "$r0" "$r1") | +$((ipp1 - ipp0)) | | per round: ${RR[other]% }; **median $rr** |"
 	echo
 	fq_codel_note
 	echo
@@ -262,6 +284,28 @@ pktgen_block() {	# QDISC ROUNDS
 QD2_ROUNDS=$(((ROUNDS + 1) / 2))
 [ "$MODE" = wall ] || QD2_ROUNDS=$ROUNDS
 pktgen_block pfifo_fast "$ROUNDS"
+# icount: what a device without a table pays while another device has one
+# (xps_flow's hooks are registered then and see every device's packets):
+# tn0's table off, rounds of "none" (no table anywhere: no hook), "other"
+# (a table on the multi-queue dummy xo0), "other", "none".
+other_block() {	# ROUNDS
+	local r m n0 n1 sz xo=/sys/class/net/xo0/xps_dev_flow_table_cnt
+	$IP link add xo0 numtxqueues 2 type dummy || fail "dummy xo0"
+	steer 0
+	for ((r = 0; r < $1; r++)); do
+		for m in none other other none; do
+			if [ $m = other ]; then sz=1024; else sz=0; fi
+			wput $xo "$sz" || fail "xo0's table=$sz"
+			pktgen_run pfifo_fast $m
+		done
+		read -ra n0 <<<"${PPS[pfifo_fast/none]}"
+		read -ra n1 <<<"${PPS[pfifo_fast/other]}"
+		RR[other]+="$(ratio $((n0[-1] + n0[-2])) $((n1[-1] + n1[-2]))) "
+	done
+	wput $xo 0 || fail "xo0's table=0"
+	$IP link del xo0
+}
+[ "$MODE" = wall ] || other_block "$ROUNDS"
 pktgen_block fq_codel "$QD2_ROUNDS"
 FQ_STATS=$($TC -s qdisc show dev tn0)
 qdisc pfifo_fast
