@@ -33,6 +33,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ftrace.h>
+#include <linux/kprobes.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/string.h>
@@ -140,22 +141,50 @@ static struct ftrace_ops xfl_pick_ops = {
 	.flags = XNET_FTRACE_IPMODIFY_FLAGS,
 };
 
-static int xfl_pick_on(void)
+/*
+ * The function's address: not exported, and ftrace_set_filter() by name
+ * cannot be trusted with it (6.1's match_records() drops an allocation
+ * failure and leaves an empty filter, which means "every function": the
+ * registration then fails with EINVAL, not ENOMEM). A kprobe resolves
+ * the name; ftrace_set_filter_ip() reports every failure. Once, under
+ * RTNL.
+ */
+static unsigned long xfl_pick_ip;
+
+static int xfl_pick_resolve(void)
 {
-	/* ftrace's parser may write into its argument: not const. */
-	char fn[] = "netdev_core_pick_tx";
+	struct kprobe kp = { .symbol_name = "netdev_core_pick_tx" };
 	int err;
 
-	err = ftrace_set_filter(&xfl_pick_ops, fn, strlen(fn), 1);
+	if (xfl_pick_ip)
+		return 0;
+	err = register_kprobe(&kp);
 	if (err) {
-		pr_err("cannot trace %s(): %d\n", fn, err);
+		pr_err("cannot find netdev_core_pick_tx(): %d\n", err);
+		return err;
+	}
+	xfl_pick_ip = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	return 0;
+}
+
+static int xfl_pick_on(void)
+{
+	int err;
+
+	err = xfl_pick_resolve();
+	if (err)
+		return err;
+	err = ftrace_set_filter_ip(&xfl_pick_ops, xfl_pick_ip, 0, 1);
+	if (err) {
+		pr_err("cannot trace netdev_core_pick_tx(): %d\n", err);
 		return err;
 	}
 	err = register_ftrace_function(&xfl_pick_ops);
 	if (err) {
-		pr_err("cannot hook %s(): %d%s\n", fn, err,
+		pr_err("cannot hook netdev_core_pick_tx(): %d%s\n", err,
 		       err == -EBUSY ? " (a livepatch or another IPMODIFY hook owns it)" : "");
-		ftrace_set_filter(&xfl_pick_ops, NULL, 0, 1);
+		ftrace_set_filter_ip(&xfl_pick_ops, xfl_pick_ip, 1, 0);
 	}
 	return err;
 }
@@ -164,7 +193,7 @@ static void xfl_pick_off(void)
 {
 	/* Waits until no task is in the trampoline or on its way to us. */
 	unregister_ftrace_function(&xfl_pick_ops);
-	ftrace_set_filter(&xfl_pick_ops, NULL, 0, 1);
+	ftrace_set_filter_ip(&xfl_pick_ops, xfl_pick_ip, 1, 0);
 }
 #elif defined(MODULE)
 #error "xps_flow needs DYNAMIC_FTRACE_WITH_ARGS or _WITH_REGS to hook the queue choice"
