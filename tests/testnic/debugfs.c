@@ -26,6 +26,10 @@
  *   dma      r   path (dma-direct | iommu | dma_map_ops), optin, then counters
  *                since load: maps saved unmaps errors bad_addr (dma.c)
  *   dma_optin rw 1: opt in to pp_frag's DMA API, 0: opt out
+ *   ops_mismatch r  (ops_check=1 only) checks of the ops pointer this
+ *                device failed since load (netdev.c: tn_is_own())
+ *   ops_copy     rw (ops_check=1 only) 1: the device runs on a copy of
+ *                its ops (the check fails), 0: on its own ops
  * A bad write fails with -EINVAL, logs a warning and changes nothing.
  * The read-only files cannot seek: each open/read pass is one snapshot.
  */
@@ -483,6 +487,57 @@ static const struct file_operations tn_optin_fops = {
 	.llseek	= default_llseek,
 };
 
+/* ---- ops_check --------------------------------------------------------- */
+
+static int tn_mismatch_show(struct seq_file *m, void *v)
+{
+	struct tn_priv *priv = m->private;
+
+	seq_printf(m, "%lld\n", (s64)atomic64_read(&priv->ops_mismatch));
+	return 0;
+}
+
+TN_SHOW_FOPS(tn_mismatch);
+
+static ssize_t tn_copy_read(struct file *file, char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	struct tn_priv *priv = file->private_data;
+
+	return tn_u32_read(ubuf, count, ppos, !!READ_ONCE(priv->ops_copy));
+}
+
+static ssize_t tn_copy_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	struct tn_priv *priv = file->private_data;
+	int err;
+	u32 val;
+
+	err = tn_parse_u32(ubuf, count, &val);
+	if (err == -EFAULT)
+		return err;
+	if (err || val > 1) {
+		pr_warn("%s: ops_copy: invalid value (want 0 or 1)\n",
+			priv->dev->name);
+		return -EINVAL;
+	}
+	/* Not rtnl_lock(): ndo_uninit (RTNL) waits for this handler. */
+	if (!rtnl_trylock())
+		return restart_syscall();
+	err = tn_ops_copy(priv, val);
+	rtnl_unlock();
+	return err ?: count;
+}
+
+static const struct file_operations tn_copy_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.read	= tn_copy_read,
+	.write	= tn_copy_write,
+	.llseek	= default_llseek,
+};
+
 /* ---- the directory ----------------------------------------------------- */
 
 /* RTNL held: the directory name this device should have now. */
@@ -531,6 +586,11 @@ void tn_debugfs_init(struct tn_priv *priv)
 	if (priv->dev->netdev_ops == &tn_netdev_ops_select)
 		debugfs_create_file("select_txq", 0600, d, priv,
 				    &tn_select_fops);
+	if (tn_ops_check) {
+		debugfs_create_file("ops_mismatch", 0444, d, priv,
+				    &tn_mismatch_fops);
+		debugfs_create_file("ops_copy", 0600, d, priv, &tn_copy_fops);
+	}
 	for (i = 0; i < priv->ntxq; i++) {
 		snprintf(name, sizeof(name), "tx-%u", i);
 		qd = debugfs_create_dir(name, d);

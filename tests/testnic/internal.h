@@ -140,11 +140,18 @@ struct tn_priv {
 	struct tn_ppf ppf;		/* RTNL; ppf.addr != NULL: opted in */
 	bool tx_quiesced;		/* under every TX ring's lock */
 	struct tn_dma_stats dma;
+	/* ops_check (netdev.c): the ops the device was set up with, the copy
+	 * debugfs ops_copy installed (RTNL), checks the device failed.
+	 */
+	const struct net_device_ops *ops_own;
+	const struct net_device_ops *ops_copy;
+	atomic64_t ops_mismatch;
 };
 
 /* main.c: device parameters, the link kind, creation */
 extern unsigned int tn_txqs, tn_rxqs, tn_delay_us, tn_depth, tn_flow_entries;
 extern bool tn_select_queue;
+extern bool tn_ops_check;
 extern u16 (*tn_select_then)(struct net_device *dev, struct sk_buff *skb,
 			     struct net_device *sb_dev, u16 queue);
 int tn_start(void);
@@ -154,6 +161,22 @@ struct net_device *tn_create(bool with_peer);	/* RTNL */
 /* netdev.c */
 extern const struct net_device_ops tn_netdev_ops_select;
 void tn_setup(struct net_device *dev);
+bool tn_is_own(const struct net_device *dev);
+int tn_ops_copy(struct tn_priv *priv, bool on);	/* RTNL */
+
+/*
+ * ops_check=1: does @priv's device still carry one of our ops pointers, as
+ * drivers that tell their devices by it (ixgbe, mlx5, tun) require? A
+ * device of ours that fails is counted (debugfs ops_mismatch). Always true
+ * without ops_check.
+ */
+static inline bool tn_ops_ok(struct tn_priv *priv)
+{
+	if (!tn_ops_check || tn_is_own(priv->dev))
+		return true;
+	atomic64_inc(&priv->ops_mismatch);
+	return false;
+}
 
 /* tx.c */
 enum hrtimer_restart tn_tx_timer(struct hrtimer *timer);

@@ -24,6 +24,8 @@
  *     depth=N        initial ring depth of every TX queue (1024)
  *     flow_entries=N wire flow table size, rounded up to a power of two
  *     select_queue=1 devices get an ndo_select_queue (netdev.c)
+ *     ops_check=1    the NIC tells its devices by their ops pointer, as
+ *                    ixgbe and mlx5 do (netdev.c: tn_is_own())
  *   At runtime, like veth: "ip link add [NAME] [numtxqueues N] [numrxqueues
  *   N] type xnet_tnic" creates NAME (default tn%d) and its peer NAME+"p"
  *   (tn%d when NAME has a '%' or no room for the suffix). "ip link del"
@@ -63,6 +65,10 @@ MODULE_PARM_DESC(flow_entries, "wire flow table entries per device");
 bool tn_select_queue;
 module_param_named(select_queue, tn_select_queue, bool, 0444);
 MODULE_PARM_DESC(select_queue, "devices get an ndo_select_queue (debugfs select_txq)");
+bool tn_ops_check;
+module_param_named(ops_check, tn_ops_check, bool, 0444);
+MODULE_PARM_DESC(ops_check,
+		 "recognise own devices by their netdev_ops pointer, as ixgbe and mlx5 do: a device that fails is counted (debugfs ops_mismatch), its packets are dropped and its renames not followed");
 static bool tn_optout_first = true;
 module_param_named(optout_first, tn_optout_first, bool, 0444);
 MODULE_PARM_DESC(optout_first,
@@ -224,17 +230,27 @@ static int tn_netdev_event(struct notifier_block *nb, unsigned long event,
 			   void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct tn_priv *priv;
 
-	/* Not netdev_ops: xps_flow may interpose a copy of them. */
+	/* By the link kind, which nobody else sets: so that ops_check can
+	 * count a device of ours whose ops pointer is not ours.
+	 */
 	if (dev->rtnl_link_ops != &tn_link_ops)
 		return NOTIFY_DONE;
-	if (event == NETDEV_CHANGENAME || event == NETDEV_REGISTER)
-		tn_debugfs_sync(netdev_priv(dev));
+	priv = netdev_priv(dev);
+	/* ops_check: the directory follows the name only while the ops
+	 * pointer is ours, as ixgbe's and mlx5's notifiers act only on
+	 * devices whose ops are theirs (a failure is counted).
+	 */
+	if ((event == NETDEV_CHANGENAME || event == NETDEV_REGISTER) &&
+	    tn_ops_ok(priv))
+		tn_debugfs_sync(priv);
 	/* Closed by now (delete, netns move): opt out before pp_frag's own
-	 * NETDEV_UNREGISTER forgets the device and its mappings.
+	 * NETDEV_UNREGISTER forgets the device and its mappings. Whatever
+	 * the ops pointer: skipping it would leave pp_frag's references.
 	 */
 	if (event == NETDEV_UNREGISTER)
-		tn_dma_optout(netdev_priv(dev));
+		tn_dma_optout(priv);
 	return NOTIFY_DONE;
 }
 

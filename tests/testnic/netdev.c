@@ -8,6 +8,16 @@
  * XPS) devices are created with one: it proposes the queue set in the
  * device's select_txq (debugfs), else defers to netdev_pick_tx.
  *
+ * With ops_check=1 the NIC recognises its devices by their ops pointer, as
+ * ixgbe (netif_is_ixgbe()), mlx5 and tun (TUNSETIFF) do: tn_is_own()
+ * compares dev->netdev_ops with its two ops structs (with and without
+ * ndo_select_queue). Its xmit drops a packet of a device that fails (tx.c),
+ * its wire drops a packet to a peer that fails (wire.c), its notifier
+ * leaves such a device's renames alone (main.c); each failure is counted
+ * in the device's debugfs ops_mismatch. debugfs ops_copy puts a device on
+ * a copy of its ops (the same functions, another pointer: what xps_flow
+ * did until 2026-12-06) and back, so that tests can see the check fail.
+ *
  * ndo_init sets up the TX queues (tx.c), the RX queues that the peer's
  * wire fills (wire.c), the flow table and the debugfs directory (debugfs.c).
  * ndo_stop disables the NAPIs,
@@ -172,6 +182,7 @@ static int tn_dev_init(struct net_device *dev)
 	priv->nrxq = dev->num_rx_queues;
 	priv->nflows = tn_flow_entries;
 	priv->select_txq = -1;
+	priv->ops_own = dev->netdev_ops;
 	priv->hash_seed = get_random_u32();
 	priv->id = atomic_inc_return(&tn_ids);
 	spin_lock_init(&priv->wire_lock);
@@ -233,7 +244,14 @@ static void tn_dev_uninit(struct net_device *dev)
 /* priv_destructor: after uninit and the unregister grace period. */
 static void tn_dev_free(struct net_device *dev)
 {
-	tn_free_priv(netdev_priv(dev));
+	struct tn_priv *priv = netdev_priv(dev);
+
+	if (priv->ops_copy) {	/* nobody calls the ops any more */
+		dev->netdev_ops = priv->ops_own;
+		kfree(priv->ops_copy);
+		priv->ops_copy = NULL;
+	}
+	tn_free_priv(priv);
 }
 
 /*
@@ -281,6 +299,44 @@ const struct net_device_ops tn_netdev_ops_select = {
 	TN_NETDEV_OPS,
 	.ndo_select_queue	= tn_select,
 };
+
+/* ops_check=1: is @dev one of ours, told by its ops pointer? */
+bool tn_is_own(const struct net_device *dev)
+{
+	const struct net_device_ops *ops = READ_ONCE(dev->netdev_ops);
+
+	return ops == &tn_netdev_ops || ops == &tn_netdev_ops_select;
+}
+
+/*
+ * debugfs ops_copy (ops_check=1 only), RTNL held. @on: the device runs on
+ * a copy of its ops, so that tn_is_own() fails for it; off: on its own
+ * ops again, the copy freed a grace period later (synchronize_net(), as
+ * an ops interposer restores them; the datapath's callers are RCU
+ * readers). A device deleted on the copy gets its own back in
+ * tn_dev_free().
+ */
+int tn_ops_copy(struct tn_priv *priv, bool on)
+{
+	struct net_device *dev = priv->dev;
+	const struct net_device_ops *copy = priv->ops_copy;
+
+	if (on == !!copy)
+		return 0;
+	if (on) {
+		copy = kmemdup(priv->ops_own, sizeof(*copy), GFP_KERNEL);
+		if (!copy)
+			return -ENOMEM;
+		priv->ops_copy = copy;
+		WRITE_ONCE(dev->netdev_ops, copy);
+		return 0;
+	}
+	WRITE_ONCE(dev->netdev_ops, priv->ops_own);
+	synchronize_net();
+	priv->ops_copy = NULL;
+	kfree(copy);
+	return 0;
+}
 
 static void tn_get_drvinfo(struct net_device *dev,
 			   struct ethtool_drvinfo *info)

@@ -5,7 +5,9 @@
  * ndo_start_xmit puts the skb on the queue's ring (FIFO, at most "depth"
  * packets; a full ring stops the queue, a packet offered to a full ring is
  * returned NETDEV_TX_BUSY and counted, nothing is dropped) and reports
- * skb->len to BQL (netdev_tx_sent_queue).
+ * skb->len to BQL (netdev_tx_sent_queue). With ops_check=1, a device whose
+ * ops pointer is not ours has its packets dropped (tx_dropped) and counted
+ * (ops_mismatch).
  *
  * Completion: each TX queue has a TX NAPI context, like a real NIC's TX
  * completion. It completes, in ring order, every packet whose delay has
@@ -61,6 +63,14 @@ netdev_tx_t tn_xmit(struct sk_buff *skb, struct net_device *dev)
 	bool was_empty;
 	u64 due;
 
+	if (unlikely(!tn_ops_ok(priv))) {
+		/* ops_check: the device is not recognised as ours by its ops
+		 * pointer (counted): dropped before BQL hears of it.
+		 */
+		dev_core_stats_tx_dropped_inc(dev);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
 	if (unlikely(tn_dma_map(priv, skb))) {
 		/* Before BQL heard of it: dropped, as a driver does. */
 		dev_core_stats_tx_dropped_inc(dev);

@@ -24,8 +24,9 @@
  * each flow keeps the wire's order; with rxqs=1 the whole wire order is
  * kept) under the wire lock, and received by that queue's NAPI in that
  * order (netif_receive_skb_list; no GRO, see tn_rx_poll). A down peer, a
- * full RX backlog (8192) or a too-big packet: dropped and counted. Without
- * a peer: freed (consumed).
+ * full RX backlog (8192), a too-big packet or, with ops_check=1, a peer
+ * whose ops pointer is not ours: dropped and counted. Without a peer:
+ * freed (consumed).
  */
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
@@ -316,6 +317,13 @@ void tn_wire(struct tn_priv *priv, struct sk_buff_head *batch)
 		if (!ppriv) {
 			priv->w.consumed++;
 			consume_skb(skb);
+		} else if (unlikely(!tn_ops_ok(ppriv))) {
+			/* ops_check: the peer is not ours by its ops pointer
+			 * (counted in the peer's ops_mismatch).
+			 */
+			priv->w.peer_drops++;
+			dev_core_stats_rx_dropped_inc(peer);
+			kfree_skb(skb);
 		} else if (tn_rx_enqueue(ppriv, skb, hash)) {
 			priv->w.delivered++;
 		} else {
