@@ -26,7 +26,10 @@
 /* The table in a hook: every caller is an RCU reader of some flavour. */
 #define xfl_table_of(xd)	rcu_dereference_check((xd)->table, rcu_read_lock_any_held())
 
-/* A lost compare-and-swap decides again with what won, this many times. */
+/*
+ * A lost compare-and-swap decides again with what won, this many times;
+ * then the packet follows the entry as it is (a hold).
+ */
 #define XFL_CLAIM_TRIES		4
 
 /*
@@ -39,21 +42,27 @@
  * @queue, whose qdisc backlog holds it. Head: the queue's count so far, a
  * lower bound. False when the slot changed since @old was read.
  */
-static bool xfl_claim(struct net_device *dev, u64 *slot, u64 old, u16 queue)
+static bool xfl_claim(struct net_device *dev, u64 *slot, u64 old, u16 queue,
+		      u8 tag)
 {
 	struct netdev_queue *txq;
 
 	if (queue >= dev->real_num_tx_queues)
 		return true;
 	txq = netdev_get_tx_queue(dev, queue);
+#ifdef XFL_TEST_CLAIM_RACE
+	XFL_TEST_CLAIM_RACE(dev, slot, old);	/* KUnit: another CPU wins */
+#endif
 	return cmpxchg64(slot, old,
-			 xnet_xps_pack(queue, READ_ONCE(txq->dql.num_queued))) == old;
+			 xnet_xps_pack(queue, tag,
+				       READ_ONCE(txq->dql.num_queued))) == old;
 }
 
 /* The state of @entry's queue @oq that the decision needs (XNET_XPS_OLD_*). */
 static int xfl_old_state(struct net_device *dev, struct net_device *sb_dev,
-			 const struct xfl_table *t, u64 *slot, u64 entry, int oq,
-			 u16 proposed, unsigned int *completed)
+			 struct xfl_table *t, u64 *slot, u64 entry, int oq,
+			 u16 proposed, u64 now, unsigned int *completed,
+			 unsigned int *queued)
 {
 	struct netdev_queue *txq = netdev_get_tx_queue(dev, oq);
 	struct Qdisc *q = rcu_dereference_check(txq->qdisc, rcu_read_lock_any_held());
@@ -71,7 +80,17 @@ static int xfl_old_state(struct net_device *dev, struct net_device *sb_dev,
 	smp_rmb();	/* the run's end before the entry's re-read */
 	if (READ_ONCE(*slot) != entry)
 		state |= XNET_XPS_OLD_BACKLOG;
+	/*
+	 * The window head must be in to count as in flight: completions
+	 * first, so that the enqueue count read after them is not behind.
+	 */
 	*completed = READ_ONCE(txq->dql.num_completed);
+	smp_rmb();	/* the completions before the enqueue count */
+	*queued = READ_ONCE(txq->dql.num_queued);
+	/* The queue's drain, measured here (see xfl_hold_bound()). */
+	if (likely(oq < t->nr_drain))
+		xnet_xps_drain_sample(&t->drain[oq], now, *completed,
+				      *queued - *completed);
 	/*
 	 * Traffic classes (mqprio): the proposal came from the packet's class
 	 * range (netdev_pick_tx() picks within tc_to_txq[tc] of @sb_dev or
@@ -83,53 +102,122 @@ static int xfl_old_state(struct net_device *dev, struct net_device *sb_dev,
 	    netdev_txq_to_tc(sb_dev ?: dev, proposed))
 		state |= XNET_XPS_OLD_OTHER_TC;
 	/* A resize is carrying heads over: only an idle queue is left. */
-	if (unlikely(READ_ONCE(t->settling)) &&
-	    READ_ONCE(txq->dql.num_queued) != *completed)
+	if (unlikely(READ_ONCE(t->settling)) && *queued != *completed)
 		state |= XNET_XPS_OLD_BACKLOG;
 	return state;
 }
 
 /*
- * The flow in @slot is on another queue than the proposed one: may it
- * move? Decided and claimed in one loop: when the claim loses (another CPU
- * wrote the slot after it was read), the decision is taken again on what
- * that CPU wrote. Out of line: the rare case.
+ * The longest hold on queue @oq now, in hold clock ticks: hold_drains
+ * drain times of the bytes on it, hold_max_ms at most
+ * (xnet_xps_hold_limit()): the bytes in flight on the driver's ring, and
+ * @waiting more in its qdisc. The drain is measured on the datapath's slow
+ * path only: whenever a flow wants to leave a queue, its completion
+ * counter is sampled (xfl_old_state()); a held flow's every packet takes
+ * that path, so a queue that holds flows is measured while it does.
+ */
+static u16 xfl_hold_bound(const struct xfl_table *t, int oq,
+			  unsigned int completed, unsigned int queued,
+			  unsigned int waiting)
+{
+	u16 cap = READ_ONCE(xfl_hold_limit);
+
+	if (!cap || oq < 0 || oq >= t->nr_drain)
+		return cap;
+	return xnet_xps_hold_limit(cap, READ_ONCE(xfl_hold_shift),
+				   READ_ONCE(xfl_hold_drains),
+				   READ_ONCE(t->drain[oq].ns_per_kib),
+				   min_t(u64, (u64)(queued - completed) + waiting,
+					 U32_MAX));
+}
+
+/*
+ * The bytes waiting in queue @oq's qdisc (a sum over CPUs for a lockless
+ * one: only asked for when a hold is about to expire).
+ */
+static noinline unsigned int xfl_qdisc_bytes(struct net_device *dev, int oq)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(dev, oq);
+	struct Qdisc *q = rcu_dereference_check(txq->qdisc, rcu_read_lock_any_held());
+	u32 qlen, backlog = 0;
+
+	if (q)
+		qdisc_qstats_qlen_backlog(q, &qlen, &backlog);
+	return backlog;
+}
+
+/*
+ * The flow in @slot is on another queue than the proposed one, or the
+ * entry was written by another flow: may it move? Decided and claimed in
+ * one loop: when the claim loses (another CPU wrote the slot after it was
+ * read), the decision is taken again on what that CPU wrote; after
+ * XFL_CLAIM_TRIES losses the packet follows the entry it last read (a
+ * hold: never a queue the slot does not name). Out of line: the rare case.
  */
 static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
 				   struct net_device *sb_dev, struct xfl_table *t,
-				   u64 *slot, u64 entry, u16 proposed)
+				   u64 *slot, u64 entry, u16 proposed, u8 tag)
 {
+	u64 now = ktime_get_mono_fast_ns();
+	u16 clock = now >> READ_ONCE(xfl_hold_shift), limit;
 	unsigned int tries = 0;
+	bool collided = false;
 	int verdict;
 	u16 queue;
 
 	for (;;) {
-		unsigned int completed = 0;
+		unsigned int completed = 0, queued = 0;
 		int oq, state = 0;
 		u64 store;
 
 		oq = xnet_xps_queue_of(entry);
 		if (oq >= 0 && oq < dev->real_num_tx_queues)
 			state = xfl_old_state(dev, sb_dev, t, slot, entry, oq,
-					      proposed, &completed);
-		verdict = xnet_xps_decide_timed(entry, proposed,
+					      proposed, now, &completed, &queued);
+		limit = xfl_hold_bound(t, oq, completed, queued, 0);
+		verdict = xnet_xps_decide_timed(entry, tag, proposed,
 						dev->real_num_tx_queues,
-						completed, state, (u16)jiffies,
-						READ_ONCE(xfl_hold_limit),
-						&queue, &store);
+						completed, queued, state, clock,
+						limit, &queue, &store);
+		/*
+		 * Past the drain of the driver's ring: the qdisc's bytes count
+		 * too (the flow's own may wait there), asked for only now.
+		 */
+		if (unlikely((verdict & XNET_XPS_VERDICT_MASK) == XNET_XPS_EXPIRED)) {
+			u16 longer = xfl_hold_bound(t, oq, completed, queued,
+						    xfl_qdisc_bytes(dev, oq));
+
+			if (longer > limit)
+				verdict = xnet_xps_decide_timed(entry, tag, proposed,
+								dev->real_num_tx_queues,
+								completed, queued,
+								state, clock, longer,
+								&queue, &store);
+		}
+		collided |= verdict & XNET_XPS_COLLIDED;
+		verdict &= XNET_XPS_VERDICT_MASK;
 		if (unlikely(store)) {
 			/* A hold begins: stamp it, unless a transmit wrote the slot. */
 			cmpxchg64(slot, entry, store);
-		} else if (queue != oq && !xfl_claim(dev, slot, entry, queue) &&
-			 ++tries < XFL_CLAIM_TRIES) {
-			entry = READ_ONCE(*slot);
-			if (xnet_xps_decide_fast(entry, proposed) != XNET_XPS_SAME)
-				continue;
-			verdict = XNET_XPS_SAME;	/* another CPU moved it here */
-			queue = proposed;
+			break;
 		}
+		if (!xnet_xps_claims(verdict) ||
+		    xfl_claim(dev, slot, entry, queue, tag))
+			break;
+		/* Lost: decide again on what won. */
+		entry = READ_ONCE(*slot);
+		if (++tries < XFL_CLAIM_TRIES)
+			continue;
+		oq = xnet_xps_queue_of(entry);
+		if (oq >= 0 && oq < dev->real_num_tx_queues) {
+			verdict = oq == proposed ? XNET_XPS_SAME : XNET_XPS_HOLD;
+			queue = oq;
+		}
+		this_cpu_inc(xd->stats->claims_lost);
 		break;
 	}
+	if (unlikely(collided))
+		this_cpu_inc(xd->stats->collisions);
 	if (verdict == XNET_XPS_HOLD)
 		this_cpu_inc(xd->stats->held);
 	else if (verdict == XNET_XPS_MOVE)
@@ -151,29 +239,32 @@ u16 xfl_steer(struct xfl_dev *xd, struct net_device *dev, struct sk_buff *skb,
 	struct xfl_table *t = xfl_table_of(xd);
 	u64 *slot, entry;
 	u32 key;
+	u8 tag;
 
-	if (unlikely(!t))
+	/* A queue the entry cannot name (more than rtnetlink's 4096). */
+	if (unlikely(!t || proposed >= XNET_XPS_MAX_QUEUES))
 		return proposed;
 	key = xfl_select_key(skb);
 	xfl_hand_key(skb, key);
+	tag = xnet_xps_tag(key);
 	slot = &t->entries[key & t->mask];
 	entry = READ_ONCE(*slot);
 	this_cpu_inc(xd->stats->lookups);
 	/* No entry, or the flow's queue is the proposed one. */
-	if (likely(xnet_xps_decide_fast(entry, proposed) >= 0)) {
+	if (likely(xnet_xps_decide_fast(entry, proposed, tag) >= 0)) {
 		/* A new flow claims its slot; lost, the winner's entry decides. */
-		if (unlikely(!entry) && !xfl_claim(dev, slot, 0, proposed)) {
+		if (unlikely(!entry) && !xfl_claim(dev, slot, 0, proposed, tag)) {
 			entry = READ_ONCE(*slot);
-			if (xnet_xps_decide_fast(entry, proposed) < 0)
+			if (xnet_xps_decide_fast(entry, proposed, tag) < 0)
 				return xfl_steer_move(xd, dev, sb_dev, t, slot,
-						      entry, proposed);
+						      entry, proposed, tag);
 		} else if (unlikely(entry & XNET_XPS_HOLDING)) {
 			/* Where XPS wants it again: a timed hold is over. */
 			cmpxchg64(slot, entry, entry & ~XNET_XPS_HOLD_BITS);
 		}
 		return proposed;
 	}
-	return xfl_steer_move(xd, dev, sb_dev, t, slot, entry, proposed);
+	return xfl_steer_move(xd, dev, sb_dev, t, slot, entry, proposed, tag);
 }
 
 /*
@@ -315,9 +406,24 @@ void xfl_probe_xmit(void *data, struct sk_buff *skb, int rc,
 	t = xfl_table_of(e->xd);
 	if (likely(t)) {
 		u64 *slot = &t->entries[e->key & t->mask];
+		u64 old = READ_ONCE(*slot);
 
-		/* Still held on @queue: the hold keeps its stamp. */
-		WRITE_ONCE(*slot, xnet_xps_repack(READ_ONCE(*slot), e->queue, head));
+		/*
+		 * The head, on the entry's queue only: a slot claimed for
+		 * another queue meanwhile (a packet selected after this one,
+		 * still before its driver) keeps that claim. A hold on @queue
+		 * keeps its stamp. Compare-and-swap: a stamp written at
+		 * selection must not undo the head (the TX lock serialises
+		 * the heads of one queue).
+		 */
+		do {
+			if (old && xnet_xps_queue_of(old) != e->queue) {
+				this_cpu_inc(e->xd->stats->unrecorded);
+				return;
+			}
+		} while (!try_cmpxchg64(slot, &old,
+					xnet_xps_repack(old, e->queue,
+							xnet_xps_tag(e->key), head)));
 		this_cpu_inc(e->xd->stats->recorded);
 	}
 }

@@ -29,37 +29,63 @@
 
 /*
  * hold_max_ms: how long a flow may be held on its old queue against the
- * queue XPS proposes. A queue that never drains (a bulk flow keeps its
- * qdisc full) would otherwise keep the flow forever, on another CPU's
- * queue; past the bound the flow moves, and may be reordered once. The
- * hold's start is stamped in the entry with 14 bits of jiffies: the bound
- * stays below half of that range (8 s at HZ=1000).
+ * queue XPS proposes, at most. A queue that never drains (a bulk flow keeps
+ * its qdisc full, or it stalls) would otherwise keep the flow forever, on
+ * another CPU's queue; past the bound the flow moves, and may be reordered
+ * once. hold_drains shortens it: a hold lasts at most that many drain
+ * times of the old queue (the bytes on it at its measured completion rate,
+ * datapath.c). Off by default: a flow that keeps sending to the queue it
+ * is held on is reordered when the bound cuts its hold short, and what
+ * default wins goodput without costing order is for the TCP bench to say
+ * (Documentation/xps-flow.md). The hold's start is stamped in the entry
+ * with 10 bits of a clock of 2^xfl_hold_shift ns, the shift the smallest
+ * that puts hold_max_ms within XNET_XPS_HOLD_LIMIT_MAX ticks (half the
+ * stamp's range): a hold ends within one tick of its bound (2.1 ms at the
+ * default 1000 ms, 0.26 ms at 100 ms).
  */
 #define XFL_HOLD_MAX_MS_DEFAULT	1000
 #define XFL_HOLD_MAX_MS_MAX	8000
+#define XFL_HOLD_DRAINS_DEFAULT	0
+#define XFL_HOLD_DRAINS_MAX	64
 static unsigned int xfl_hold_max_ms = XFL_HOLD_MAX_MS_DEFAULT;
 unsigned int xfl_hold_limit __read_mostly;
+unsigned int xfl_hold_shift __read_mostly;
+unsigned int xfl_hold_drains __read_mostly = XFL_HOLD_DRAINS_DEFAULT;
 
 static void xfl_hold_set(unsigned int ms)
 {
+	u64 ns = (u64)ms * NSEC_PER_MSEC;
+	unsigned int shift = 0;
+
+	while (DIV_ROUND_UP_ULL(ns, 1ULL << shift) > XNET_XPS_HOLD_LIMIT_MAX)
+		shift++;
 	WRITE_ONCE(xfl_hold_max_ms, ms);
-	/* A bound below one jiffy is one jiffy: 0 alone means unbounded. */
-	WRITE_ONCE(xfl_hold_limit, ms ? max(msecs_to_jiffies(ms), 1UL) : 0);
+	/* A hold decided between the two writes is off by a factor 2 once. */
+	WRITE_ONCE(xfl_hold_shift, shift);
+	WRITE_ONCE(xfl_hold_limit, DIV_ROUND_UP_ULL(ns, 1ULL << shift));
+}
+
+/* A parameter's value: 0..@max, or -EINVAL and one line saying why. */
+static int xfl_param_u32(const char *name, const char *val, u32 max, u32 *out)
+{
+	struct xnet_parse_res res;
+
+	if (xnet_parse_u32(val, strlen(val), 0, max, out, &res) == XNET_OK)
+		return 0;
+	pr_err_ratelimited("%s: '%.*s' refused: %s (want 0..%u)\n", name,
+			   (int)min_t(size_t, strcspn(val, "\n"), 64), val,
+			   xnet_err_str(res.err), max);
+	return -EINVAL;
 }
 
 static int xfl_set_hold_max_ms(const char *val, const struct kernel_param *kp)
 {
-	struct xnet_parse_res res;
-	unsigned int ms;
+	u32 ms;
+	int err = xfl_param_u32("hold_max_ms", val, XFL_HOLD_MAX_MS_MAX, &ms);
 
-	if (xnet_parse_u32(val, strlen(val), 0, XFL_HOLD_MAX_MS_MAX, &ms, &res) != XNET_OK) {
-		pr_err_ratelimited("hold_max_ms: '%.*s' refused: %s (want 0..%u)\n",
-				   (int)min_t(size_t, strcspn(val, "\n"), 64), val,
-				   xnet_err_str(res.err), XFL_HOLD_MAX_MS_MAX);
-		return -EINVAL;
-	}
-	xfl_hold_set(ms);
-	return 0;
+	if (!err)
+		xfl_hold_set(ms);
+	return err;
 }
 
 /* Read back as written (sysfs serialises the parameter's set and get). */
@@ -67,6 +93,21 @@ module_param_call(hold_max_ms, xfl_set_hold_max_ms, param_get_uint,
 		  &xfl_hold_max_ms, 0644);
 MODULE_PARM_DESC(hold_max_ms,
 		 "Longest time in ms a flow is held on its old TX queue while that queue is busy (0..8000, default 1000; 0 = until the queue drains, however long). Past it the flow moves to the queue XPS proposes and may be reordered once. Writable.");
+
+static int xfl_set_hold_drains(const char *val, const struct kernel_param *kp)
+{
+	u32 n;
+	int err = xfl_param_u32("hold_drains", val, XFL_HOLD_DRAINS_MAX, &n);
+
+	if (!err)
+		WRITE_ONCE(xfl_hold_drains, n);
+	return err;
+}
+
+module_param_call(hold_drains, xfl_set_hold_drains, param_get_uint,
+		  &xfl_hold_drains, 0644);
+MODULE_PARM_DESC(hold_drains,
+		 "A flow is held on its old TX queue at most this many drain times of that queue (its bytes queued at its measured completion rate), hold_max_ms at most (0..64, default 0 = hold_max_ms alone). Writable.");
 
 static struct xnet_ndev_table xfl_devs;
 
@@ -88,6 +129,12 @@ static int xfl_table_cnt_set(struct xnet_ndev *nd, u32 req)
 	size = req ? roundup_pow_of_two(req) : 0;
 	if (size && nd->dev->real_num_tx_queues < 2)
 		return -EOPNOTSUPP;
+	if (size && nd->dev->num_tx_queues > XNET_XPS_MAX_QUEUES) {
+		net_warn_ratelimited("%s: %u TX queues: a flow entry names at most %u\n",
+				     netdev_name(nd->dev), nd->dev->num_tx_queues,
+				     XNET_XPS_MAX_QUEUES);
+		return -EOPNOTSUPP;
+	}
 	if (!size) {
 		xfl_disable(xd);
 		return 0;

@@ -14,3 +14,6 @@ XFL_STAT(held);		/* moves held back: old queue still busy */
 XFL_STAT(stale);	/* entries naming a queue gone or of another class */
 XFL_STAT(recorded);	/* entries written at transmit */
 XFL_STAT(expired);	/* holds that lasted hold_max_ms: moved anyway */
+XFL_STAT(collisions);	/* decisions on an entry another flow wrote */
+XFL_STAT(claims_lost);	/* claims lost XFL_CLAIM_TRIES times: followed */
+XFL_STAT(unrecorded);	/* heads not written: the slot names another queue */

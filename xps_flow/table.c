@@ -20,6 +20,7 @@ static int xfl_entry_busy(struct net_device *dev, u64 e)
 {
 	int q = xnet_xps_queue_of(e);
 	struct netdev_queue *txq;
+	unsigned int completed;
 	struct Qdisc *qd;
 	int backlog;
 
@@ -28,7 +29,9 @@ static int xfl_entry_busy(struct net_device *dev, u64 e)
 	txq = netdev_get_tx_queue(dev, q);
 	qd = rtnl_dereference(txq->qdisc);
 	backlog = qd && (!qdisc_is_empty(qd) || qdisc_is_running(qd));
-	return xnet_xps_busy(e, READ_ONCE(txq->dql.num_completed), backlog);
+	completed = READ_ONCE(txq->dql.num_completed);
+	smp_rmb();	/* the enqueue count no older than the completions */
+	return xnet_xps_busy(e, completed, READ_ONCE(txq->dql.num_queued), backlog);
 }
 
 /*
@@ -66,8 +69,12 @@ static unsigned int xfl_carry(struct net_device *dev, struct xfl_table *t,
 	return lost;
 }
 
-/* A zeroed table of @entries (a power of two, at most 2^20) on @node. */
-static struct xfl_table *xfl_table_alloc(u32 entries, int node)
+/*
+ * A zeroed table of @entries (a power of two, at most 2^20) on @node, with
+ * the drain estimates of @nqueues TX queues.
+ */
+static struct xfl_table *xfl_table_alloc(u32 entries, unsigned int nqueues,
+					 int node)
 {
 	struct xfl_table *t = kzalloc_node(sizeof(*t), GFP_KERNEL_ACCOUNT, node);
 
@@ -80,10 +87,15 @@ static struct xfl_table *xfl_table_alloc(u32 entries, int node)
 	 */
 	t->entries = kvzalloc_node(array_size(entries, sizeof(u64)),
 				   GFP_KERNEL_ACCOUNT, node);
-	if (!t->entries) {
+	t->drain = kvzalloc_node(array_size(nqueues, sizeof(*t->drain)),
+				 GFP_KERNEL_ACCOUNT, node);
+	if (!t->entries || !t->drain) {
+		kvfree(t->drain);
+		kvfree(t->entries);
 		kfree(t);
 		return NULL;
 	}
+	t->nr_drain = nqueues;
 	t->mask = entries - 1;
 	return t;
 }
@@ -91,6 +103,7 @@ static struct xfl_table *xfl_table_alloc(u32 entries, int node)
 static void xfl_table_free(struct xfl_table *t)
 {
 	if (t) {
+		kvfree(t->drain);
 		kvfree(t->entries);
 		kfree(t);
 	}
@@ -109,7 +122,7 @@ int xfl_enable(struct xfl_dev *xd, u32 entries)
 
 	old = rtnl_dereference(xd->table);
 	/* Charged to the writer's memory cgroup: up to 8 MiB per device. */
-	t = xfl_table_alloc(entries, dev_to_node(&dev->dev));
+	t = xfl_table_alloc(entries, dev->num_tx_queues, dev_to_node(&dev->dev));
 	if (!t)
 		return -ENOMEM;
 	if (!old) {

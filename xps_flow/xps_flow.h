@@ -36,6 +36,9 @@ struct xfl_table {
 	 * 8 bytes an entry (xfl_table_alloc()).
 	 */
 	u64 *entries;
+	/* Each TX queue's drain (dev->num_tx_queues of them), decide.h. */
+	struct xnet_xps_drain *drain;
+	unsigned int nr_drain;
 };
 
 /* Per CPU and device; the list is stats.h. */
@@ -64,8 +67,14 @@ struct xfl_dev {
 	struct rcu_head rcu;		/* freed a grace period after detach */
 };
 
-/* The longest hold, in jiffies (0: unbounded); parameter hold_max_ms. */
+/*
+ * Holds (parameters hold_max_ms and hold_drains): the longest hold in
+ * ticks of a clock of 2^xfl_hold_shift ns (0: unbounded), and how many
+ * drain times of its queue a hold may last (0: hold_max_ms alone).
+ */
 extern unsigned int xfl_hold_limit;
+extern unsigned int xfl_hold_shift;
+extern unsigned int xfl_hold_drains;
 
 /* main.c */
 int xfl_start(void);				/* the load */

@@ -44,9 +44,26 @@ constexpr bool reached(u32 now, u32 mark)
 	return diff(now, mark) >= 0;
 }
 
+/*
+ * Is @mark still pending on a counter pair: issued (@issued has passed
+ * it) but not done (@done has not reached it), i.e. in the window
+ * (@done, @issued]? Exact at any distance from the window, wrap included,
+ * as long as @issued - @done is the true in-flight amount: a mark far in
+ * the past (an idle flow while the queue carried 2 GiB of others' bytes)
+ * or from before a reset of both counters lies outside the window instead
+ * of looking like the future. A mark equal to @done is done.
+ */
+constexpr bool pending(u32 mark, u32 done, u32 issued)
+{
+	return mark != done && mark - done <= issued - done;
+}
+
 static_assert(before(0xffffffffu, 0u), "wrap");
 static_assert(after(5u, 0xfffffff0u), "wrap");
 static_assert(reached(7u, 7u) && !reached(6u, 7u), "reached");
+static_assert(pending(8u, 7u, 8u) && !pending(7u, 7u, 8u) && !pending(9u, 7u, 8u) &&
+	      pending(2u, 0xfffffff0u, 5u) && !pending(0x80000010u, 0x10u, 0x20u),
+	      "pending");
 
 } /* namespace seq */
 } /* namespace xnet */

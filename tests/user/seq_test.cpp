@@ -219,3 +219,27 @@ TEST(Seq, BqlWalkMatches64BitCounters)
 	EXPECT_TRUE(wrapped_completed);
 	EXPECT_TRUE(mark_wrapped_ahead);
 }
+
+// pending(): a mark in the window (done, issued], at every point of the
+// circle, and never a mark outside it however far (the idle-flow wrap and
+// a counter reset, which reached() gets wrong).
+TEST(Seq, PendingIsTheWindow)
+{
+	for (u32 done : kPoints) {
+		for (u32 inflight : { 0u, 1u, 1500u, 0x10000u }) {
+			const u32 issued = done + inflight;
+
+			EXPECT_FALSE(seq::pending(done, done, issued)) << std::hex << done;
+			EXPECT_EQ(seq::pending(done + 1, done, issued), inflight >= 1);
+			EXPECT_EQ(seq::pending(issued, done, issued), inflight != 0);
+			EXPECT_FALSE(seq::pending(issued + 1, done, issued));
+			// A mark 2^31 + 16 behind: reached() calls it the future.
+			const u32 old = done - 0x80000010u;
+			EXPECT_FALSE(seq::reached(done, old));
+			EXPECT_FALSE(seq::pending(old, done, issued)) << std::hex << done;
+		}
+	}
+	// Both counters reset to 0 (dql_reset()): any old mark is done.
+	EXPECT_FALSE(seq::pending(0x12345678u, 0, 0));
+	EXPECT_FALSE(seq::pending(5u, 0, 0));
+}

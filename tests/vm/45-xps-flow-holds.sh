@@ -60,7 +60,7 @@ trap xfl_cleanup EXIT
 # No packet of the stack's own in flight (tn_setup leaves the pair IPv4
 # only, with no neighbour discovery or MLD): the test's raw frames of every
 # flow share one kernel flow hash, so if a stack packet's entry collided
-# with theirs (table entries carry no tag: by design, a collision holds
+# with theirs (flows sharing a slot move as one: a collision holds
 # longer, Documentation/xps-flow.md), a whole burst would be held behind it
 # and the counts below would be off.
 for q in 0 1 2 3; do
@@ -68,13 +68,24 @@ for q in 0 1 2 3; do
 done
 load_mod xps_flow/xps_flow
 [ -w $HOLD ] || fail "no $HOLD"
-rd $HOLD
-[ "$R" = 1000 ] || fail "hold_max_ms default '$R', want 1000"
-for v in -1 8001 abc 1.5 ''; do
-	! wput $HOLD "$v" || fail "hold_max_ms='$v' accepted"
-	rd $HOLD
-	[ "$R" = 1000 ] || fail "hold_max_ms changed to '$R' by a refused write"
-done
+# knob_refuses FILE DEFAULT BAD...: FILE reads DEFAULT, and keeps it
+# through every BAD write, each refused.
+knob_refuses() {
+	local f=$1 def=$2 v
+	shift 2
+	rd "$f"
+	[ "$R" = "$def" ] || fail "$f default '$R', want $def"
+	for v in "$@"; do
+		! wput "$f" "$v" || fail "$f='$v' accepted"
+		rd "$f"
+		[ "$R" = "$def" ] || fail "$f changed to '$R' by a refused write"
+	done
+}
+knob_refuses $HOLD 1000 -1 8001 abc 1.5 ''
+DRAINS=/sys/module/xps_flow/parameters/hold_drains
+knob_refuses $DRAINS 0 -1 65 abc 1.5 ''
+wput $DRAINS 64 || fail "hold_drains=64"
+wput $DRAINS 0 || fail "hold_drains=0"
 wput $CNT 1024 || fail "enable"
 # A BQL floor above what a run sends: every packet goes to the ring at once
 # (none waits in the qdisc, where BQL would release them one completion

@@ -26,7 +26,7 @@ struct Completed {
 	xps::OldQueue operator()(u16) const
 	{
 		(*calls)++;
-		return { value, backlog };
+		return { value, value + 0x10000u, backlog };	/* 64 KiB in flight */
 	}
 };
 
@@ -40,9 +40,12 @@ TEST(XpsFlow, PackRoundTrip)
 	EXPECT_EQ(xps::queue_of(e), 7);
 	EXPECT_EQ(xps::head_of(e), 0xfffffff0u);
 	EXPECT_FALSE(xps::valid(0));
-	e = xps::pack(0xffff, 0);
-	EXPECT_EQ(xps::queue_of(e), 0xffff);
+	e = xps::pack(4095, 0, 0xa5);
+	EXPECT_EQ(xps::queue_of(e), 4095);
+	EXPECT_EQ(xps::tag_of(e), 0xa5);
 	EXPECT_EQ(xps::head_of(e), 0u);
+	EXPECT_EQ(xnet_xps_tag(0x52800000u | 0x7fffffu), 0xa5);
+	EXPECT_EQ(xnet_xps_tag(0xd2800000u), 0xa5) << "bit 31 is not in the tag";
 }
 
 TEST(XpsFlow, EveryBranch)
@@ -89,19 +92,22 @@ TEST(XpsFlow, FastPathIsDecide)
 	for (int i = 0; i < 200000; i++) {
 		u16 nq = 1 + rng() % 8;
 		u16 proposed = rng() % nq;
+		u8 tag = rng() % 4;
 		u64 e = rng();
 
 		if (rng() % 2)	// mostly entries whose queue is near proposed
-			e = xps::pack(rng() % 10, static_cast<u32>(rng()));
+			e = xps::pack(rng() % 10, static_cast<u32>(rng()), rng() % 4);
 		int calls = 0;
-		auto d = xps::decide(e, proposed, nq, Completed{ 0, &calls });
-		int f = xnet_xps_decide_fast(e, proposed);
+		auto d = xps::decide(e, proposed, nq, Completed{ 0, &calls }, {}, tag);
+		int f = xnet_xps_decide_fast(e, proposed, tag);
 
 		if (f < 0) {
 			deferred++;
 			EXPECT_NE(d.verdict, Verdict::New);
-			EXPECT_NE(d.verdict, Verdict::Same);
+			/* Same only for another flow's entry (a collision). */
+			EXPECT_TRUE(d.verdict != Verdict::Same || d.collision);
 		} else {
+			EXPECT_FALSE(d.collision);
 			fast++;
 			EXPECT_EQ(f, static_cast<int>(d.verdict));
 			EXPECT_EQ(d.queue, proposed);
@@ -298,7 +304,7 @@ int run_model(Steer steer)
 			if (steer != Steer::Off)
 				use = xps::decide(entry[f], proposed, 2, [&](u16 i) {
 					bool backlog = steer == Steer::On && !q[i].qdisc.empty();
-					return xps::OldQueue{ q[i].completed, backlog };
+					return xps::OldQueue{ q[i].completed, q[i].queued, backlog };
 				}).queue;
 			q[use].qdisc.push_back(Pkt{ f, seq[f]++, static_cast<u32>(100 + tick % 1400) });
 		}
@@ -376,13 +382,13 @@ TEST(XpsFlow, Busy)
 {
 	u64 e = xps::pack(1, 100);
 
-	EXPECT_TRUE(xps::busy(e, { 99, false }));	/* completions behind head */
-	EXPECT_FALSE(xps::busy(e, { 100, false }));
-	EXPECT_TRUE(xps::busy(e, { 100, true }));	/* qdisc still holds packets */
+	EXPECT_TRUE(xps::busy(e, { 99, 200, false }));	/* completions behind head */
+	EXPECT_FALSE(xps::busy(e, { 100, 200, false }));
+	EXPECT_TRUE(xps::busy(e, { 100, 200, true }));	/* qdisc still holds packets */
 	/* Around the wrap: head just past it, completions just before. */
 	e = xps::pack(1, 5);
-	EXPECT_TRUE(xps::busy(e, { 0xfffffff0u, false }));
-	EXPECT_FALSE(xps::busy(e, { 6, false }));
+	EXPECT_TRUE(xps::busy(e, { 0xfffffff0u, 10, false }));
+	EXPECT_FALSE(xps::busy(e, { 6, 10, false }));
 }
 
 TEST(XpsFlow, CarryKeepsEveryHoldItCan)
@@ -416,9 +422,13 @@ TEST(XpsFlow, CarryKeepsEveryHoldItCan)
 	EXPECT_EQ(conflict, 1);
 	EXPECT_EQ(xnet_xps_carry(q0a, 0, q1, 1, &conflict), q1);
 	EXPECT_EQ(conflict, 0);
-	EXPECT_EQ(xnet_xps_busy(q0a, 99, 0), 1);
-	EXPECT_EQ(xnet_xps_busy(q0a, 100, 0), 0);
-	EXPECT_EQ(xnet_xps_busy(0, 0, 1), 0);	/* empty: never busy */
+	EXPECT_EQ(xnet_xps_busy(q0a, 99, 200, 0), 1);
+	EXPECT_EQ(xnet_xps_busy(q0a, 100, 200, 0), 0);
+	EXPECT_EQ(xnet_xps_busy(0, 0, 0, 1), 0);	/* empty: never busy */
+	/* Same queue, other flow's tag: merged as one, the later head. */
+	const u64 q0t = xps::pack(0, 300, 9);
+	EXPECT_EQ(xps::carry(q0a, true, q0t, true).entry, q0t);
+	EXPECT_FALSE(xps::carry(q0a, true, q0t, true).conflict);
 }
 
 /*
@@ -433,7 +443,7 @@ TEST(XpsFlow, ResizeKeepsHolds)
 	std::vector<u64> old(old_n, 0);
 	/* Queue q has completed up to done[q]; queue 0 also has a backlog. */
 	const u32 done[2] = { 1000, 5000 };
-	auto state = [&](u16 q) { return xps::OldQueue{ done[q], q == 0 }; };
+	auto state = [&](u16 q) { return xps::OldQueue{ done[q], done[q] + 0x10000u, q == 0 }; };
 	auto is_busy = [&](u64 e) { return xps::valid(e) && xps::busy(e, state(xps::queue_of(e))); };
 
 	/* A few flows, every one on queue 0 (busy: held) — one per slot. */
@@ -475,24 +485,24 @@ TEST(XpsFlow, NeverHeldOutsideItsClass)
 	int calls = 0;
 	auto d = xps::decide(e, 1, 4, [&](u16) {
 		calls++;
-		return xps::OldQueue{ 0, true, true };	/* busy, other class */
+		return xps::OldQueue{ 0, 0, true, true };	/* busy, other class */
 	});
 
 	EXPECT_EQ(d.verdict, Verdict::Stale);
 	EXPECT_EQ(d.queue, 1);
 	EXPECT_EQ(calls, 1);
 	/* Same class, busy: held, as before. */
-	d = xps::decide(e, 1, 4, [](u16) { return xps::OldQueue{ 0, true, false }; });
+	d = xps::decide(e, 1, 4, [](u16) { return xps::OldQueue{ 0, 0, true, false }; });
 	EXPECT_EQ(d.verdict, Verdict::Hold);
 	/* Same queue: the class does not matter (nothing to read). */
-	d = xps::decide(e, 0, 4, [](u16) { return xps::OldQueue{ 0, true, true }; });
+	d = xps::decide(e, 0, 4, [](u16) { return xps::OldQueue{ 0, 0, true, true }; });
 	EXPECT_EQ(d.verdict, Verdict::Same);
 	/* The C ABI's flags. */
 	unsigned short q = 9;
-	EXPECT_EQ(xnet_xps_decide(e, 1, 4, 0, XNET_XPS_OLD_BACKLOG | XNET_XPS_OLD_OTHER_TC, &q),
+	EXPECT_EQ(xnet_xps_decide(e, 0, 1, 4, 0, 0, XNET_XPS_OLD_BACKLOG | XNET_XPS_OLD_OTHER_TC, &q),
 		  XNET_XPS_STALE);
 	EXPECT_EQ(q, 1);
-	EXPECT_EQ(xnet_xps_decide(e, 1, 4, 0, XNET_XPS_OLD_BACKLOG, &q), XNET_XPS_HOLD);
+	EXPECT_EQ(xnet_xps_decide(e, 0, 1, 4, 0, 0, XNET_XPS_OLD_BACKLOG, &q), XNET_XPS_HOLD);
 	EXPECT_EQ(q, 0);
 }
 
@@ -503,7 +513,7 @@ TEST(XpsFlow, NeverHeldOutsideItsClass)
  */
 TEST(XpsFlow, TimedHold)
 {
-	auto busy = [](u16) { return xps::OldQueue{ 0, true }; };
+	auto busy = [](u16) { return xps::OldQueue{ 0, 0, true }; };
 	const u64 e = xps::pack(0, 100);
 
 	/* No clock: held without bound, nothing stored (the old behaviour). */
@@ -532,31 +542,39 @@ TEST(XpsFlow, TimedHold)
 	EXPECT_EQ(d.verdict, Verdict::Expired);
 	EXPECT_EQ(d.queue, 1);
 
-	/* Across the wrap of the 14-bit stamp. */
-	d = xps::decide(e, 1, 4, busy, { 0x3ff0, 50 });
+	/* Across the wrap of the 10-bit stamp. */
+	d = xps::decide(e, 1, 4, busy, { 0x3f0, 50 });
 	const u64 w = d.store;
-	EXPECT_EQ(xps::stamp_of(w), 0x3ff0);
-	EXPECT_EQ(xps::decide(w, 1, 4, busy, { 0x0010, 50 }).verdict, Verdict::Hold);
-	EXPECT_EQ(xps::decide(w, 1, 4, busy, { 0x0022, 50 }).verdict, Verdict::Expired);
-	/* Only the low 14 bits of the clock count. */
-	EXPECT_EQ(xps::decide(w, 1, 4, busy, { 0xc010, 50 }).verdict, Verdict::Hold);
+	EXPECT_EQ(xps::stamp_of(w), 0x3f0);
+	EXPECT_EQ(xps::decide(w, 1, 4, busy, { 0x010, 50 }).verdict, Verdict::Hold);
+	EXPECT_EQ(xps::decide(w, 1, 4, busy, { 0x022, 50 }).verdict, Verdict::Expired);
+	/* Only the low 10 bits of the clock count. */
+	EXPECT_EQ(xps::decide(w, 1, 4, busy, { 0xfc10, 50 }).verdict, Verdict::Hold);
+	/* The longest limit the stamp allows still expires. */
+	d = xps::decide(e, 1, 4, busy, { 10, XNET_XPS_HOLD_LIMIT_MAX });
+	EXPECT_EQ(xps::decide(d.store, 1, 4, busy,
+			      { 10 + XNET_XPS_HOLD_LIMIT_MAX - 1, XNET_XPS_HOLD_LIMIT_MAX }).verdict,
+		  Verdict::Hold);
+	EXPECT_EQ(xps::decide(d.store, 1, 4, busy,
+			      { 10 + XNET_XPS_HOLD_LIMIT_MAX, XNET_XPS_HOLD_LIMIT_MAX }).verdict,
+		  Verdict::Expired);
 
 	/* Drained meanwhile: a move, whatever the stamp says. */
-	d = xps::decide(s, 1, 4, [](u16) { return xps::OldQueue{ 100, false }; }, { 9000, 50 });
+	d = xps::decide(s, 1, 4, [](u16) { return xps::OldQueue{ 100, 100, false }; }, { 900, 50 });
 	EXPECT_EQ(d.verdict, Verdict::Move);
 	/* Another class: Stale before any timing. */
-	d = xps::decide(s, 1, 4, [](u16) { return xps::OldQueue{ 0, true, true }; }, { 1001, 50 });
+	d = xps::decide(s, 1, 4, [](u16) { return xps::OldQueue{ 0, 0, true, true }; }, { 1001, 50 });
 	EXPECT_EQ(d.verdict, Verdict::Stale);
 	/* The proposed queue is the flow's: Same (the caller clears the stamp). */
-	EXPECT_EQ(xps::decide(s, 0, 4, busy, { 9000, 50 }).verdict, Verdict::Same);
+	EXPECT_EQ(xps::decide(s, 0, 4, busy, { 900, 50 }).verdict, Verdict::Same);
 
 	/* The C ABI. */
 	unsigned short q = 9;
 	unsigned long long st = 1;
-	EXPECT_EQ(xnet_xps_decide_timed(e, 1, 4, 0, XNET_XPS_OLD_BACKLOG, 1000, 50, &q, &st),
+	EXPECT_EQ(xnet_xps_decide_timed(e, 0, 1, 4, 0, 0, XNET_XPS_OLD_BACKLOG, 1000, 50, &q, &st),
 		  XNET_XPS_HOLD);
 	EXPECT_EQ(st, s);
-	EXPECT_EQ(xnet_xps_decide_timed(s, 1, 4, 0, XNET_XPS_OLD_BACKLOG, 1050, 50, &q, &st),
+	EXPECT_EQ(xnet_xps_decide_timed(s, 0, 1, 4, 0, 0, XNET_XPS_OLD_BACKLOG, 1050, 50, &q, &st),
 		  XNET_XPS_EXPIRED);
 	EXPECT_EQ(q, 1);
 	EXPECT_EQ(st, 0u);
@@ -565,17 +583,314 @@ TEST(XpsFlow, TimedHold)
 /* A transmit on the held queue keeps the stamp; any other queue drops it. */
 TEST(XpsFlow, RepackKeepsAHoldOnItsQueue)
 {
-	auto busy = [](u16) { return xps::OldQueue{ 0, true }; };
+	auto busy = [](u16) { return xps::OldQueue{ 0, 0, true }; };
 	const u64 s = xps::decide(xps::pack(2, 100), 1, 4, busy, { 77, 50 }).store;
 
 	ASSERT_NE(s, 0u);
-	u64 r = xnet_xps_repack(s, 2, 300);
+	u64 r = xnet_xps_repack(s, 2, 0, 300);
 	EXPECT_EQ(xps::head_of(r), 300u);
 	EXPECT_EQ(xps::queue_of(r), 2);
 	EXPECT_TRUE(r & xps::kHolding);
 	EXPECT_EQ(xps::stamp_of(r), 77);
-	r = xnet_xps_repack(s, 1, 300);
+	r = xnet_xps_repack(s, 1, 0, 300);
 	EXPECT_EQ(r, xps::pack(1, 300));
-	EXPECT_EQ(xnet_xps_repack(0, 3, 5), xps::pack(3, 5));
-	EXPECT_EQ(xnet_xps_repack(xps::pack(3, 1), 3, 5), xps::pack(3, 5));
+	/* Another flow of the slot on the same queue: its tag, the same hold. */
+	r = xnet_xps_repack(s, 2, 7, 300);
+	EXPECT_EQ(xps::tag_of(r), 7);
+	EXPECT_EQ(xps::stamp_of(r), 77);
+	EXPECT_TRUE(r & xps::kHolding);
+	EXPECT_EQ(xnet_xps_repack(0, 3, 0, 5), xps::pack(3, 5));
+	EXPECT_EQ(xnet_xps_repack(xps::pack(3, 1), 3, 0, 5), xps::pack(3, 5));
+}
+
+/*
+ * Two flows in one slot (keys equal in the index bits, tags differ): the
+ * second is decided on the first's entry as if it were its own (the flows
+ * move as one), and the decision says it collided.
+ */
+TEST(XpsFlow, TagsSeeCollisions)
+{
+	const u64 a = xps::pack(0, 100, 0x11);	/* flow A on queue 0 */
+	int calls = 0;
+
+	/* B (tag 0x22) proposed queue 1 while A's queue is busy: held. */
+	auto d = xps::decide(a, 1, 4, Completed{ 50, &calls }, {}, 0x22);
+	EXPECT_EQ(d.verdict, Verdict::Hold);
+	EXPECT_EQ(d.queue, 0);
+	EXPECT_TRUE(d.collision);
+	/* B proposed A's queue: Same, a collision all the same. */
+	EXPECT_EQ(xnet_xps_decide_fast(a, 0, 0x22), -1) << "the fast path defers";
+	d = xps::decide(a, 0, 4, Completed{ 50, &calls }, {}, 0x22);
+	EXPECT_EQ(d.verdict, Verdict::Same);
+	EXPECT_TRUE(d.collision);
+	/* A's queue idle: B moves where it is proposed. */
+	d = xps::decide(a, 1, 4, Completed{ 100, &calls }, {}, 0x22);
+	EXPECT_EQ(d.verdict, Verdict::Move);
+	EXPECT_TRUE(d.collision);
+	/* A itself: no collision. */
+	d = xps::decide(a, 1, 4, Completed{ 50, &calls }, {}, 0x11);
+	EXPECT_EQ(d.verdict, Verdict::Hold);
+	EXPECT_FALSE(d.collision);
+	EXPECT_EQ(xnet_xps_decide_fast(a, 0, 0x11), XNET_XPS_SAME);
+	/* An empty slot collides with nothing. */
+	EXPECT_FALSE(xps::decide(0, 1, 4, Completed{ 0, &calls }, {}, 0x22).collision);
+	/* The C ABI: the flag beside the verdict. */
+	unsigned short q = 9;
+	EXPECT_EQ(xnet_xps_decide(a, 0x22, 1, 4, 50, 0x10050, 0, &q),
+		  XNET_XPS_HOLD | XNET_XPS_COLLIDED);
+	EXPECT_EQ(q, 0);
+	EXPECT_FALSE(xnet_xps_claims(XNET_XPS_HOLD | XNET_XPS_COLLIDED));
+	EXPECT_TRUE(xnet_xps_claims(XNET_XPS_MOVE | XNET_XPS_COLLIDED));
+	EXPECT_EQ(xnet_xps_decide(a, 0x11, 0, 4, 0, 0, 0, &q), XNET_XPS_SAME);
+}
+
+/*
+ * A model of two FIFO queues (driver rings with BQL counters; no qdisc)
+ * and 64 flows in a 16-slot table, each flow proposed its own queue that
+ * flips now and then: collisions happen, are seen, and no flow is
+ * reordered, since every flow follows its slot's entry whoever wrote it.
+ * The other policy, a flow that leaves another's busy entry alone and
+ * goes where it is proposed, untracked, reorders.
+ */
+namespace {
+
+struct CollisionRun {
+	int collisions = 0, reordered = 0;
+};
+
+CollisionRun run_collisions(bool follow)
+{
+	std::mt19937 rng(3);
+	const u32 nflows = 64, slots = 16;
+	std::vector<u32> key(nflows), seq(nflows, 0), last(nflows, 0), flip(nflows);
+	std::vector<bool> seen(nflows, false);
+	std::vector<u64> table(slots, 0);
+	u32 queued[2] = { 0xfffff000u, 0xfffff000u }, completed[2] = { 0xfffff000u, 0xfffff000u };
+	struct P { u32 flow, seq; };
+	std::deque<P> ring[2];
+	CollisionRun r;
+
+	for (u32 f = 0; f < nflows; f++) {
+		key[f] = rng();
+		flip[f] = 20 + rng() % 40;
+	}
+	for (int tick = 0; tick < 40000; tick++) {
+		const u32 f = rng() % nflows;
+		const u8 tag = xnet_xps_tag(key[f]);
+		u64 &slot = table[key[f] % slots];
+		const u16 proposed = (tick / flip[f] + f) % 2;
+		auto state = [&](u16 i) { return xps::OldQueue{ completed[i], queued[i], false }; };
+		auto d = xps::decide(slot, proposed, 2, state, {}, tag);
+		bool untracked = false;
+
+		r.collisions += d.collision;
+		if (!follow && d.collision && xps::busy(slot, state(xps::queue_of(slot)))) {
+			d.queue = proposed;
+			untracked = true;
+		}
+		queued[d.queue] += 100;
+		ring[d.queue].push_back({ f, seq[f]++ });
+		if (!untracked)
+			slot = xnet_xps_repack(slot, d.queue, tag, queued[d.queue]);
+		/* Queue 0 completes a packet every other tick, queue 1 every tick. */
+		for (u16 i = 0; i < 2; i++) {
+			if (ring[i].empty() || (i == 0 && tick % 2))
+				continue;
+			P p = ring[i].front();
+			ring[i].pop_front();
+			completed[i] += 100;
+			if (seen[p.flow] && p.seq < last[p.flow])
+				r.reordered++;
+			if (!seen[p.flow] || p.seq > last[p.flow])
+				last[p.flow] = p.seq;
+			seen[p.flow] = true;
+		}
+	}
+	return r;
+}
+
+} // namespace
+
+TEST(XpsFlow, CollisionsAreSeenAndHoldTogether)
+{
+	CollisionRun follow = run_collisions(true), untracked = run_collisions(false);
+
+	EXPECT_GT(follow.collisions, 1000) << "64 flows in 16 slots must collide";
+	EXPECT_EQ(follow.reordered, 0);
+	EXPECT_GT(untracked.reordered, 0) << "a flow that leaves its slot untracked reorders";
+}
+
+/*
+ * An idle flow whose head the queue's counters have since wrapped past
+ * (2^31 bytes and more of other flows): moved, not held as if its head
+ * were in the future. The old test (reached(completed, head)) held it.
+ */
+TEST(XpsFlow, IdleHeadAfterTheWrapMoves)
+{
+	const u64 e = xps::pack(0, 0x1000);
+	const u32 completed = 0x1000 + 0x80000010u, queued = completed + 3000;
+	int calls = 0;
+
+	ASSERT_FALSE(seq::reached(completed, 0x1000)) << "the case the old test got wrong";
+	auto d = xps::decide(e, 1, 2, [&](u16) {
+		calls++;
+		return xps::OldQueue{ completed, queued, false };
+	});
+	EXPECT_EQ(d.verdict, Verdict::Move);
+	EXPECT_EQ(calls, 1);
+}
+
+/*
+ * A BQL reset without NETDEV_DOWN (dql_reset(): a TX timeout, virtio_net's
+ * ring resize, an XSK bind): both counters back to 0 while a flow's head
+ * is large. The flow may move (the driver dropped or completed its ring);
+ * it was held before, until hold_max_ms.
+ */
+TEST(XpsFlow, BqlResetIsSeen)
+{
+	const u64 e = xps::pack(0, 0x70000000u);
+
+	ASSERT_FALSE(seq::reached(0, 0x70000000u));
+	EXPECT_EQ(xps::decide(e, 1, 2, [](u16) { return xps::OldQueue{ 0, 0, false }; }).verdict,
+		  Verdict::Move);
+	/* Traffic resumed since the reset: still not this flow's bytes. */
+	EXPECT_EQ(xps::decide(e, 1, 2, [](u16) { return xps::OldQueue{ 1000, 4000, false }; })
+			  .verdict,
+		  Verdict::Move);
+	/* A qdisc that holds packets still holds the flow. */
+	EXPECT_EQ(xps::decide(e, 1, 2, [](u16) { return xps::OldQueue{ 0, 0, true }; }).verdict,
+		  Verdict::Hold);
+}
+
+/* The drain estimate: its samples, a stalled queue, an idle one. */
+TEST(XpsFlow, DrainSample)
+{
+	xps::Drain d = {};
+
+	d = xps::drain_sample(d, 1000000, 0, 0);	/* first sight: a start */
+	EXPECT_EQ(d.ns, 1000000u);
+	EXPECT_EQ(d.ns_per_kib, 0u);
+	d = xps::drain_sample(d, 1050000, 5000, 100);	/* 50 us: too close */
+	EXPECT_EQ(d.ns, 1000000u);
+	EXPECT_EQ(d.completed, 0u);
+	d = xps::drain_sample(d, 1200000, 10240, 100);	/* 10 KiB in 200 us */
+	EXPECT_EQ(d.ns_per_kib, 20000u);
+	EXPECT_EQ(d.ns, 1200000u);
+	d = xps::drain_sample(d, 1400000, 10240 + 5120, 100);	/* 5 KiB: 40 us/KiB */
+	EXPECT_EQ(d.ns_per_kib, (3 * 20000u + 40000u) / 4);
+	/* Across the counter's wrap. */
+	xps::Drain w = { 1000000, 0xfffffc00u, 0 };
+	w = xps::drain_sample(w, 1200000, 0x00000400u, 0);	/* 2 KiB in 200 us */
+	EXPECT_EQ(w.ns_per_kib, 100000u);
+	/*
+	 * A stall: nothing completed with 1 KiB in flight. The estimate is
+	 * raised to the stall so far (1 ms, then 5 ms per KiB), the anchor
+	 * stays where the counter last moved.
+	 */
+	xps::Drain st = { 1000000, 500, 20000 };
+	st = xps::drain_sample(st, 2000000, 500, 1024);
+	EXPECT_EQ(st.ns_per_kib, 1000000u);
+	EXPECT_EQ(st.ns, 1000000u);
+	st = xps::drain_sample(st, 6000000, 500, 1024);
+	EXPECT_EQ(st.ns_per_kib, 5000000u);
+	/* ... and it moves again: 2 KiB over the 5.1 ms since the anchor. */
+	st = xps::drain_sample(st, 6100000, 500 + 2048, 1024);
+	EXPECT_EQ(st.ns_per_kib, (3 * 5000000u + 5100000u / 2) / 4);
+	EXPECT_EQ(st.ns, 6100000u);
+	/* Idle (nothing in flight, nothing done): no measure, estimate kept. */
+	xps::Drain idle = { 1000000, 500, 20000 };
+	idle = xps::drain_sample(idle, 2000000, 500, 0);
+	EXPECT_EQ(idle.ns_per_kib, 20000u);
+	EXPECT_EQ(idle.ns, 2000000u);
+	/* The C ABI. */
+	xnet_xps_drain d2 = { 1000000, 0, 0 };
+	xnet_xps_drain_sample(&d2, 1200000, 10240, 100);
+	EXPECT_EQ(d2.ns_per_kib, 20000u);
+}
+
+TEST(XpsFlow, HoldLimitFollowsTheDrain)
+{
+	/* 64 KiB in flight at 20 us/KiB: 1.28 ms a drain; 4 drains 5.12 ms. */
+	const u32 shift = 20;	/* ticks of 1.048576 ms */
+	EXPECT_EQ(xps::hold_limit(477, shift, 4, 20000, 65536), 5120000u / 1048576 + 1);
+	/* Capped by hold_max_ms. */
+	EXPECT_EQ(xps::hold_limit(3, shift, 4, 20000, 65536), 3);
+	/* No estimate, nothing in flight, drains 0, unbounded: the cap. */
+	EXPECT_EQ(xps::hold_limit(477, shift, 4, 0, 65536), 477);
+	EXPECT_EQ(xps::hold_limit(477, shift, 4, 20000, 0), 477);
+	EXPECT_EQ(xps::hold_limit(477, shift, 0, 20000, 65536), 477);
+	EXPECT_EQ(xps::hold_limit(0, shift, 4, 20000, 65536), 0);
+	/* At least one tick. */
+	EXPECT_EQ(xps::hold_limit(477, shift, 1, 1, 1), 1);
+	/* No overflow at the extremes. */
+	EXPECT_EQ(xps::hold_limit(511, 0, 64, 0xffffffffu, 0xffffffffu), 511);
+	EXPECT_EQ(xnet_xps_hold_limit(477, shift, 4, 20000, 65536), 5);
+}
+
+/*
+ * A flow held on a queue that a bulk flow keeps full: with the hold bound
+ * by the queue's drain, it leaves after about `drains` drain times and is
+ * reordered at most once per move; bound by hold_max_ms alone it waits the
+ * whole cap. The model: queue 0 completes one 1 KiB packet every 10 us
+ * (its qdisc never empties), queue 1 is idle; the flow sends one packet
+ * every 10 us, proposed queue 1 from t = 1 ms.
+ */
+namespace {
+
+struct PinRun {
+	u64 moved_at_ns = 0;
+	int expired = 0;
+};
+
+PinRun run_pinned(u32 drains)
+{
+	const u32 shift = 16;	/* 65.5 us ticks */
+	const u16 cap = 500;	/* 32.8 ms */
+	u32 queued = 0, completed = 0;
+	xps::Drain d = {};
+	u64 entry = 0;
+	PinRun r;
+
+	for (u64 now = 10000; now < 100000000; now += 10000) {
+		/* The bulk flow keeps 64 KiB on the ring; one KiB completes a step. */
+		while (queued - completed < 65536)
+			queued += 1024;
+		completed += 1024;
+		const u16 proposed = now < 1000000 ? 0 : 1;
+		auto state = [&](u16) {
+			return xps::OldQueue{ completed, queued, true };	/* backlog */
+		};
+		d = xps::drain_sample(d, now, completed, queued - completed);
+		const u16 limit = xps::hold_limit(cap, shift, drains, d.ns_per_kib,
+						  queued - completed);
+		auto dec = xps::decide(entry, proposed, 2, state,
+				       { static_cast<u16>(now >> shift), limit });
+		if (dec.store)
+			entry = dec.store;
+		if (dec.verdict == Verdict::Expired)
+			r.expired++;
+		if (dec.queue == 1) {
+			r.moved_at_ns = now;
+			break;
+		}
+		if (dec.verdict != Verdict::Hold || !dec.store)
+			entry = xnet_xps_repack(entry, dec.queue, 0, queued);
+	}
+	return r;
+}
+
+} // namespace
+
+TEST(XpsFlow, NeverPinnedToASlowQueue)
+{
+	PinRun drain = run_pinned(4), cap = run_pinned(0);
+
+	/* 64 KiB at 10 us/KiB: 655 us a drain; 4 drains 2.6 ms (+1 tick). */
+	ASSERT_GT(drain.moved_at_ns, 0u);
+	EXPECT_EQ(drain.expired, 1);
+	EXPECT_LT(drain.moved_at_ns - 1000000, 3000000u);
+	EXPECT_GT(drain.moved_at_ns - 1000000, 2000000u);
+	/* hold_max_ms alone: the whole 32.8 ms. */
+	ASSERT_GT(cap.moved_at_ns, 0u);
+	EXPECT_GT(cap.moved_at_ns - 1000000, 32000000u);
 }
