@@ -251,11 +251,13 @@ u16 xfl_steer(struct xfl_dev *xd, struct net_device *dev, struct sk_buff *skb,
 	entry = READ_ONCE(*slot);
 	this_cpu_inc(xd->stats->lookups);
 	/* No entry, or the flow's queue is the proposed one. */
-	if (likely(xnet_xps_decide_fast(entry, proposed, tag) >= 0)) {
+	if (likely(xnet_xps_decide_fast(entry, proposed) >= 0)) {
+		if (unlikely(xnet_xps_collided(entry, tag)))
+			this_cpu_inc(xd->stats->collisions);
 		/* A new flow claims its slot; lost, the winner's entry decides. */
 		if (unlikely(!entry) && !xfl_claim(dev, slot, 0, proposed, tag)) {
 			entry = READ_ONCE(*slot);
-			if (xnet_xps_decide_fast(entry, proposed, tag) < 0)
+			if (xnet_xps_decide_fast(entry, proposed) < 0)
 				return xfl_steer_move(xd, dev, sb_dev, t, slot,
 						      entry, proposed, tag);
 		} else if (unlikely(entry & XNET_XPS_HOLDING)) {

@@ -216,22 +216,27 @@ static inline XNET_XPS_CONSTEXPR int xnet_xps_queue_of(unsigned long long entry)
 /*
  * The decision's two outcomes that need nothing but the entry, inline for
  * the datapath (one call per packet less): XNET_XPS_NEW (no entry) or
- * XNET_XPS_SAME (the entry is flow @tag's and its queue is the proposed
- * one), both meaning "the proposed queue"; -1 when the flow wants to
- * change queues or the slot was written by another flow: then the caller
- * reads the entry's queue state and calls xnet_xps_decide().
- * xnet::xps::decide() answers the same (and says the entry collided when
- * only the tag differs).
+ * XNET_XPS_SAME (the entry's queue is the proposed one, whichever flow of
+ * the slot wrote it), both meaning "the proposed queue"; -1 when the flow
+ * wants to change queues: then the caller reads the old queue's state and
+ * calls xnet_xps_decide(). The first step of xnet::xps::decide(), which
+ * calls it. A collision (xnet_xps_collided()) is the caller's to count.
  */
 static inline XNET_XPS_CONSTEXPR int
-xnet_xps_decide_fast(unsigned long long entry, unsigned short proposed,
-		     unsigned char tag)
+xnet_xps_decide_fast(unsigned long long entry, unsigned short proposed)
 {
 	if (!(entry & XNET_XPS_VALID))
 		return XNET_XPS_NEW;
-	if (!((entry ^ xnet_xps_pack(proposed, tag, 0)) & XNET_XPS_OWNER_BITS))
+	if (!((entry ^ xnet_xps_pack(proposed, 0, 0)) & XNET_XPS_QUEUE_BITS))
 		return XNET_XPS_SAME;
 	return -1;
+}
+
+/* Was @entry written by another flow than the one with tag @tag? */
+static inline XNET_XPS_CONSTEXPR int
+xnet_xps_collided(unsigned long long entry, unsigned char tag)
+{
+	return (entry & XNET_XPS_VALID) && xnet_xps_tag_of(entry) != tag;
 }
 
 /*

@@ -139,13 +139,13 @@ template <typename Old>
 constexpr Decision decide_entry(u64 entry, u16 proposed, u16 nqueues, Old &&old,
 				HoldClock clk)
 {
-	if (!valid(entry))
-		return { proposed, Verdict::New };
+	int fast = xnet_xps_decide_fast(entry, proposed);	/* New, Same */
+
+	if (fast >= 0)
+		return { proposed, static_cast<Verdict>(fast) };
 
 	u16 q = queue_of(entry);
 
-	if (q == proposed)
-		return { proposed, Verdict::Same };
 	if (q >= nqueues)
 		return { proposed, Verdict::Stale };
 
@@ -177,7 +177,7 @@ constexpr Decision decide(u64 entry, u16 proposed, u16 nqueues, Old &&old,
 {
 	Decision d = decide_entry(entry, proposed, nqueues, old, clk);
 
-	d.collision = valid(entry) && tag_of(entry) != tag;
+	d.collision = xnet_xps_collided(entry, tag);
 	return d;
 }
 

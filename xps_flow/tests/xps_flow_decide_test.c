@@ -86,8 +86,10 @@ static void xps_flow_decide_collision(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xnet_xps_decide(a, 0x11, 1, 2, 50, 200, 0, &q), XNET_XPS_HOLD);
 	KUNIT_EXPECT_EQ(test, xnet_xps_decide(a, 0x22, 1, 2, 100, 200, 0, &q),
 			XNET_XPS_MOVE | XNET_XPS_COLLIDED);
-	KUNIT_EXPECT_EQ(test, xnet_xps_decide_fast(a, 0, 0x22), -1);
-	KUNIT_EXPECT_EQ(test, xnet_xps_decide_fast(a, 0, 0x11), XNET_XPS_SAME);
+	KUNIT_EXPECT_EQ(test, xnet_xps_decide_fast(a, 0), XNET_XPS_SAME);
+	KUNIT_EXPECT_EQ(test, xnet_xps_collided(a, 0x22), 1);
+	KUNIT_EXPECT_EQ(test, xnet_xps_collided(a, 0x11), 0);
+	KUNIT_EXPECT_EQ(test, xnet_xps_collided(0, 0x22), 0);
 	KUNIT_EXPECT_EQ(test, xnet_xps_tag(0xd2800001u), 0xa5);	/* bit 31 not in it */
 }
 
