@@ -84,16 +84,19 @@ expect_eq "$CNT" 64 "d0 after the EPERM write"
 
 # Traffic (AF_PACKET, 8 flows, the sender hopping between CPUs) while the
 # table is resized, turned off and on again.
-sender() {	# sender DEV SECS: prints the packets sent; $XNET_TMP/ready once bound
-	python3 - "$1" "$2" "$XNET_TMP/ready" <<'PY'
+# sender DEV SECS [STOP]: prints the packets sent; $XNET_TMP/ready once
+# bound; sends SECS seconds at most, or until the file STOP exists.
+sender() {
+	python3 - "$1" "$2" "$XNET_TMP/ready" "${3:-}" <<'PY'
 import os, socket, struct, sys, time
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind((sys.argv[1], 0))
 open(sys.argv[3], "w").close()
 end = time.time() + float(sys.argv[2])
+stop = sys.argv[4]
 n = 0
 try:
-    while time.time() < end:
+    while time.time() < end and not (stop and os.path.exists(stop)):
         for f in range(8):
             ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 48, 0, 0, 64, 17, 0,
                              bytes([10, 0, 0, 1]), bytes([10, 0, 1, f]))
@@ -106,13 +109,15 @@ except OSError:
 print(n)
 PY
 }
-# A debug kernel (KASAN, lockdep; XNET_KVER *-debug) sends a fraction of
-# the packets per second: a longer run, so the wrappers still see >1000
-# transmits (the no-BQL warning comes at the 1000th).
-DUR=3
-[[ $XNET_KVER != *debug* ]] || DUR=12
-rm -f "$XNET_TMP/ready"
-sender d0 $DUR >"$XNET_TMP/sent" &
+# The sender runs until the steps are done and TAIL seconds more with the
+# last table on (the steps take longer on RT and debug kernels: each write
+# waits for a grace period). A debug kernel (KASAN, lockdep; XNET_KVER
+# *-debug) sends a fraction of the packets per second: a longer tail, so the
+# hooks still see >1000 transmits (the no-BQL warning comes at the 1000th).
+TAIL=1
+[[ $XNET_KVER != *debug* ]] || TAIL=8
+rm -f "$XNET_TMP/ready" "$XNET_TMP/stop"
+sender d0 120 "$XNET_TMP/stop" >"$XNET_TMP/sent" &
 spid=$!
 # Sending before the first step (python starts slowly on a debug kernel:
 # the early steps, the 1-entry table among them, passed with no traffic).
@@ -123,6 +128,8 @@ for sz in 4096 0 16 1 0 256; do
 	echo $sz >$S/d0/xps_dev_flow_table_cnt
 	sleep 0.3
 done
+sleep $TAIL
+touch "$XNET_TMP/stop"
 wait $spid
 declare -A ST=()
 kv_read ST $S/d0/xps_flow_stats
