@@ -87,8 +87,8 @@ static int xfl_old_state(struct net_device *dev, struct net_device *sb_dev,
 	*completed = READ_ONCE(txq->dql.num_completed);
 	smp_rmb();	/* the completions before the enqueue count */
 	*queued = READ_ONCE(txq->dql.num_queued);
-	/* The queue's drain, measured here (see xfl_hold_bound()). */
-	if (likely(oq < t->nr_drain))
+	/* The queue's drain, measured here when used (xfl_hold_bound()). */
+	if (READ_ONCE(xfl_hold_drains) && likely(oq < t->nr_drain))
 		xnet_xps_drain_sample(&t->drain[oq], now, *completed,
 				      *queued - *completed);
 	/*
