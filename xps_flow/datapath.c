@@ -33,6 +33,18 @@
 #define XFL_CLAIM_TRIES		4
 
 /*
+ * The decision's write over the entry @old it read: true if the slot
+ * still held @old. KUnit injects other CPUs' writes here.
+ */
+static __always_inline bool xfl_cas(u64 *slot, u64 old, u64 new)
+{
+#ifdef XFL_TEST_CLAIM_RACE
+	XFL_TEST_CLAIM_RACE(slot);	/* KUnit: another CPU wins */
+#endif
+	return cmpxchg64(slot, old, new) == old;
+}
+
+/*
  * The flow goes to @queue: a new flow, or one leaving its queue. Say so in
  * the entry now, if it still is @old: the probe writes the exact head once
  * the driver has the packet, but until then the packet may wait in
@@ -50,12 +62,8 @@ static bool xfl_claim(struct net_device *dev, u64 *slot, u64 old, u16 queue,
 	if (queue >= dev->real_num_tx_queues)
 		return true;
 	txq = netdev_get_tx_queue(dev, queue);
-#ifdef XFL_TEST_CLAIM_RACE
-	XFL_TEST_CLAIM_RACE(dev, slot, old);	/* KUnit: another CPU wins */
-#endif
-	return cmpxchg64(slot, old,
-			 xnet_xps_pack(queue, tag,
-				       READ_ONCE(txq->dql.num_queued))) == old;
+	return xfl_cas(slot, old,
+		       xnet_xps_pack(queue, tag, READ_ONCE(txq->dql.num_queued)));
 }
 
 /* The state of @entry's queue @oq that the decision needs (XNET_XPS_OLD_*). */
@@ -147,12 +155,12 @@ static noinline unsigned int xfl_qdisc_bytes(struct net_device *dev, int oq)
 }
 
 /*
- * The flow in @slot is on another queue than the proposed one, or the
- * entry was written by another flow: may it move? Decided and claimed in
- * one loop: when the claim loses (another CPU wrote the slot after it was
- * read), the decision is taken again on what that CPU wrote; after
- * XFL_CLAIM_TRIES losses the packet follows the entry it last read (a
- * hold: never a queue the slot does not name). Out of line: the rare case.
+ * The flow in @slot is on another queue than the proposed one: may it
+ * move? Decided and claimed in one loop: when the claim (or a hold's
+ * stamp) loses (another CPU wrote the slot after it was read), the
+ * decision is taken again on what that CPU wrote; after XFL_CLAIM_TRIES
+ * losses the packet follows the entry it last read (a hold: never a queue
+ * the slot does not name). Out of line: the rare case.
  */
 static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
 				   struct net_device *sb_dev, struct xfl_table *t,
@@ -196,14 +204,17 @@ static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
 		}
 		collided |= verdict & XNET_XPS_COLLIDED;
 		verdict &= XNET_XPS_VERDICT_MASK;
+		/*
+		 * What the decision writes, it writes over the entry it read:
+		 * a hold's stamp, or a claim. Same and Hold alone write nothing.
+		 */
 		if (unlikely(store)) {
-			/* A hold begins: stamp it, unless a transmit wrote the slot. */
-			cmpxchg64(slot, entry, store);
+			if (xfl_cas(slot, entry, store))
+				break;
+		} else if (!xnet_xps_claims(verdict) ||
+			   xfl_claim(dev, slot, entry, queue, tag)) {
 			break;
 		}
-		if (!xnet_xps_claims(verdict) ||
-		    xfl_claim(dev, slot, entry, queue, tag))
-			break;
 		/* Lost: decide again on what won. */
 		entry = READ_ONCE(*slot);
 		if (++tries < XFL_CLAIM_TRIES)

@@ -51,14 +51,15 @@
 #include "../table.c"
 #include "../hook.c"
 /*
- * Injected claim failures (xfl_claim()): while claim_race_left > 0, each
- * claim finds that "another CPU" wrote claim_race_entry into the slot
+ * Injected claim failures (xfl_cas(): a claim, or a hold's stamp): while
+ * claim_race_left > 0, each finds that "another CPU" wrote claim_race_entry
+ * into the slot
  * after it was read (its head less the losses still to come: a value new
  * each time), and loses.
  */
 static int claim_race_left;
 static u64 claim_race_entry;
-#define XFL_TEST_CLAIM_RACE(dev, slot, old)				\
+#define XFL_TEST_CLAIM_RACE(slot)					\
 	do {								\
 		if (READ_ONCE(claim_race_left) > 0) {			\
 			WRITE_ONCE(claim_race_left, claim_race_left - 1); \
@@ -1029,6 +1030,35 @@ static void xps_flow_steer_claim_lost(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wire_snap(t).reordered, 0ULL);
 }
 
+/*
+ * A hold's stamp that loses to another CPU's move: the decision is taken
+ * again on the entry that won (the flow is on tx-1 now, where it is
+ * proposed: Same), and the packet goes there, not to the old queue the
+ * entry no longer names.
+ */
+static void xps_flow_steer_stamp_lost(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct txq_snap s1;
+
+	setup(test, PROPOSE_SELECT);
+	KUNIT_ASSERT_EQ(test, table(t, 8), 0);
+	send(test, 0, BURST);		/* tx-0 busy: the next is held */
+	settle(test);
+	KUNIT_ASSERT_FALSE(test, flow_entry(t) & XNET_XPS_HOLDING);
+	claim_race_entry = flow_pack(t, 1, txq_snap(t, 1).queued);
+	claim_race_left = 1;
+	send(test, 1, 1);		/* the first hold: a stamp, lost */
+	settle(test);
+	KUNIT_EXPECT_EQ(test, claim_race_left, 0);
+	s1 = txq_snap(t, 1);
+	KUNIT_EXPECT_EQ(test, s1.sent + s1.qdisc, 1ULL);
+	KUNIT_EXPECT_EQ(test, stats(t).held, 0ULL);
+	KUNIT_EXPECT_EQ(test, xnet_xps_queue_of(flow_entry(t)), 1);
+	drain(test, 0);
+	drain(test, 1);
+}
+
 /* A second flow, id @flow, hash @hash: @n packets with tx-@queue proposed. */
 static void send_other(struct kunit *test, u32 flow, u32 hash, u32 *seq,
 		       unsigned int queue, unsigned int n)
@@ -1685,6 +1715,7 @@ static struct kunit_case xps_flow_steer_cases[] = {
 	KUNIT_CASE(xps_flow_steer_bql_reset),
 	KUNIT_CASE(xps_flow_steer_idle_head_wraps),
 	KUNIT_CASE(xps_flow_steer_claim_lost),
+	KUNIT_CASE(xps_flow_steer_stamp_lost),
 	KUNIT_CASE(xps_flow_steer_two_keys_one_slot),
 	KUNIT_CASE(xps_flow_steer_new_flow_in_qdisc),
 	KUNIT_CASE(xps_flow_steer_move_into_qdisc),
