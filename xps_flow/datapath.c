@@ -27,12 +27,6 @@
 #define xfl_table_of(xd)	rcu_dereference_check((xd)->table, rcu_read_lock_any_held())
 
 /*
- * A lost compare-and-swap decides again with what won, this many times;
- * then the packet follows the entry as it is (a hold).
- */
-#define XFL_CLAIM_TRIES		4
-
-/*
  * The decision's write over the entry @old it read: true if the slot
  * still held @old. KUnit injects other CPUs' writes here.
  */

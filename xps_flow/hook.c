@@ -42,9 +42,9 @@
 #include "../compat/ftrace.h"
 #include "xps_flow.h"
 
-static struct xnet_devhash xfl_hash;	/* every attached device */
+struct xnet_devhash xfl_hash;		/* every attached device */
 struct xnet_devhash xfl_steered;	/* the devices with a table */
-static unsigned int xfl_nr_steered;	/* RTNL */
+unsigned int xfl_nr_steered;		/* RTNL */
 
 /* Caller holds rcu_read_lock() (or rcu_read_lock_bh()). */
 struct xfl_dev *xfl_lookup(const struct net_device *dev)

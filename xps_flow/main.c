@@ -43,16 +43,12 @@
  * stamp's range): a hold ends within one tick of its bound (2.1 ms at the
  * default 1000 ms, 0.26 ms at 100 ms).
  */
-#define XFL_HOLD_MAX_MS_DEFAULT	1000
-#define XFL_HOLD_MAX_MS_MAX	8000
-#define XFL_HOLD_DRAINS_DEFAULT	0
-#define XFL_HOLD_DRAINS_MAX	64
 static unsigned int xfl_hold_max_ms = XFL_HOLD_MAX_MS_DEFAULT;
 unsigned int xfl_hold_limit __read_mostly;
 unsigned int xfl_hold_shift __read_mostly;
 unsigned int xfl_hold_drains __read_mostly = XFL_HOLD_DRAINS_DEFAULT;
 
-static void xfl_hold_set(unsigned int ms)
+void xfl_hold_set(unsigned int ms)
 {
 	u64 ns = (u64)ms * NSEC_PER_MSEC;
 	unsigned int shift = 0;
@@ -108,8 +104,6 @@ module_param_call(hold_drains, xfl_set_hold_drains, param_get_uint,
 		  &xfl_hold_drains, 0644);
 MODULE_PARM_DESC(hold_drains,
 		 "A flow is held on its old TX queue at most this many drain times of that queue (its bytes queued at its measured completion rate), hold_max_ms at most (0..64, default 0 = hold_max_ms alone). Writable.");
-
-static struct xnet_ndev_table xfl_devs;
 
 static u32 xfl_table_cnt_get(struct xnet_ndev *nd)
 {
@@ -244,7 +238,7 @@ static void xfl_down(struct xnet_ndev *nd)
 	xfl_forget(container_of(nd, struct xfl_dev, nd));
 }
 
-static struct xnet_ndev_table xfl_devs = {
+struct xnet_ndev_table xfl_devs = {
 	.alloc = xfl_alloc,
 	.attached = xfl_attached,
 	.release = xfl_release_dev,

@@ -67,6 +67,18 @@ struct xfl_dev {
 	struct rcu_head rcu;		/* freed a grace period after detach */
 };
 
+/* hold_max_ms and hold_drains (main.c): defaults and bounds. */
+#define XFL_HOLD_MAX_MS_DEFAULT	1000
+#define XFL_HOLD_MAX_MS_MAX	8000
+#define XFL_HOLD_DRAINS_DEFAULT	0
+#define XFL_HOLD_DRAINS_MAX	64
+
+/*
+ * A lost compare-and-swap decides again with what won, this many times;
+ * then the packet follows the entry as it is (a hold). datapath.c.
+ */
+#define XFL_CLAIM_TRIES		4
+
 /*
  * Holds (parameters hold_max_ms and hold_drains): the longest hold in
  * ticks of a clock of 2^xfl_hold_shift ns (0: unbounded), and how many
@@ -79,6 +91,8 @@ extern unsigned int xfl_hold_drains;
 /* main.c */
 int xfl_start(void);				/* the load */
 void xfl_stop(void);				/* ... and the unload */
+void xfl_hold_set(unsigned int ms);		/* hold_max_ms */
+extern struct xnet_ndev_table xfl_devs;		/* every attached device */
 
 /* table.c, RTNL held */
 int xfl_enable(struct xfl_dev *xd, u32 entries);
@@ -93,6 +107,8 @@ void xfl_hash_del(struct xfl_dev *xd);			/* RTNL, then a GP */
 int xfl_hooks_get(struct xfl_dev *xd);			/* RTNL: steer @xd */
 void xfl_hooks_put(struct xfl_dev *xd);			/* RTNL, then a GP */
 extern struct xnet_devhash xfl_steered;
+extern struct xnet_devhash xfl_hash;		/* every attached device, RCU */
+extern unsigned int xfl_nr_steered;		/* devices with a table, RTNL */
 
 /* The steered device @dev, or NULL. RCU (every caller of the hooks is). */
 static __always_inline struct xfl_dev *xfl_steered_find(const struct net_device *dev)

@@ -157,9 +157,12 @@ extern u16 (*tn_select_then)(struct net_device *dev, struct sk_buff *skb,
 int tn_start(void);
 void tn_shutdown(void);
 struct net_device *tn_create(bool with_peer);	/* RTNL */
+void tn_dellink(struct net_device *dev, struct list_head *head);	/* RTNL */
 
 /* netdev.c */
-extern const struct net_device_ops tn_netdev_ops_select;
+extern const struct net_device_ops tn_netdev_ops, tn_netdev_ops_select;
+/* A TX ring's skbs, with their DMA mappings; how many. */
+unsigned int tn_tx_purge(struct tn_priv *priv, struct sk_buff_head *list);
 void tn_setup(struct net_device *dev);
 bool tn_is_own(const struct net_device *dev);
 int tn_ops_copy(struct tn_priv *priv, bool on);	/* RTNL */

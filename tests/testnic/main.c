@@ -157,7 +157,7 @@ static int tn_newlink(struct net *src_net, struct net_device *dev,
 }
 
 /* Both ends go (like veth); a second call for the peer is harmless. */
-static void tn_dellink(struct net_device *dev, struct list_head *head)
+void tn_dellink(struct net_device *dev, struct list_head *head)
 {
 	struct tn_priv *priv = netdev_priv(dev);
 	struct net_device *peer = rtnl_dereference(priv->peer);

@@ -86,7 +86,7 @@ static unsigned int tn_purge(struct sk_buff_head *list)
 }
 
 /* A TX ring's skbs, with their DMA mappings. */
-static unsigned int tn_tx_purge(struct tn_priv *priv, struct sk_buff_head *list)
+unsigned int tn_tx_purge(struct tn_priv *priv, struct sk_buff_head *list)
 {
 	struct sk_buff *skb;
 
@@ -291,7 +291,7 @@ static u16 tn_select(struct net_device *dev, struct sk_buff *skb,
 	.ndo_get_iflink		= tn_get_iflink
 
 /* By default no ndo_select_queue: netdev_pick_tx and XPS choose. */
-static const struct net_device_ops tn_netdev_ops = {
+const struct net_device_ops tn_netdev_ops = {
 	TN_NETDEV_OPS,
 };
 

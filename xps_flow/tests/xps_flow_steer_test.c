@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite xps_flow_steer: xps_flow's datapath (every .c file of xps_flow/ but module.c) on a
- * real test NIC (tests/testnic/: a
- * peer pair with two TX queues, real BQL and a per-queue completion
- * delay), with real skbs through dev_queue_xmit().
+ * KUnit suite xps_flow_steer: xps_flow's datapath on a real test NIC
+ * (tests/testnic/: a peer pair with two TX queues, real BQL and a per-queue
+ * completion delay), with real skbs through dev_queue_xmit().
  *
  * One flow (test-header frames, xnet_testnic.h) is sent on tx-0, which
  * completes late; then its proposed queue changes to tx-1. With the table
@@ -34,49 +33,37 @@
  * "after" tx-0's completions pass the flow's head are exact states, not
  * timing.
  *
- * The files are compiled into this translation unit (as nvme_tcp_prio_sock
- * does), so the cases read the NIC's rings and counters and xps_flow's
- * table and stats. The NIC's module init/exit and DMA device
- * (tests/testnic/module.c) and xps_flow's (xps_flow/module.c) are not
- * included: the cases call tn_start()/tn_create() and
- * xfl_start()/xfl_stop(), the bodies of those module inits and exits.
+ * The NIC's files and xps_flow's are objects of their own in the KUnit
+ * kernel (kunit/Kbuild: every .c of tests/testnic/ and xps_flow/ but the
+ * two module.c); the cases reach them through their headers (internal.h,
+ * xps_flow.h), reading the NIC's rings and counters and xps_flow's table
+ * and stats, and call tn_start()/tn_create() and xfl_start()/xfl_stop(),
+ * the bodies of the module inits and exits. One seam, injected claim
+ * losses, is force-included into datapath.c there only
+ * (xps_flow_steer_seams.h).
  */
-#include "../../tests/testnic/main.c"
-#include "../../tests/testnic/netdev.c"
-#include "../../tests/testnic/tx.c"
-#include "../../tests/testnic/wire.c"
-#include "../../tests/testnic/dma.c"
-#include "../../tests/testnic/debugfs.c"
-#include "../main.c"
-#include "../table.c"
-#include "../hook.c"
-/*
- * Injected claim failures (xfl_cas(): a claim, or a hold's stamp): while
- * claim_race_left > 0, each finds that "another CPU" wrote claim_race_entry
- * into the slot
- * after it was read (its head less the losses still to come: a value new
- * each time), and loses.
- */
-static int claim_race_left;
-static u64 claim_race_entry;
-#define XFL_TEST_CLAIM_RACE(slot)					\
-	do {								\
-		if (READ_ONCE(claim_race_left) > 0) {			\
-			WRITE_ONCE(claim_race_left, claim_race_left - 1); \
-			WRITE_ONCE(*(slot), claim_race_entry - claim_race_left); \
-		}							\
-	} while (0)
-#include "../datapath.c"
-#include "../key.c"
-#include "../queues.c"
+#include "../../tests/testnic/internal.h"
+#include "../../tests/testnic/xnet_testnic.h"
+#include "../decide.h"
+#include "../key.h"
+#include "../xps_flow.h"
+#include "xps_flow_steer_seams.h"
 
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/etherdevice.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/ipv6.h>
+#include <net/tcp.h>
 #include <net/sch_generic.h>
+
+/* The seam's state (xps_flow_steer_seams.h). */
+int xfl_test_race_left;
+u64 xfl_test_race_entry;
 
 #define SLOW_US		TN_DELAY_MAX_US	/* tx-0: nothing completes by itself */
 #define BURST		8
@@ -1002,11 +989,11 @@ static void xps_flow_steer_claim_lost(struct kunit *test)
 	s0 = txq_snap(t, 0);
 
 	/* Every claim loses to a CPU that writes tx-0 (idle) again. */
-	claim_race_entry = flow_pack(t, 0, s0.queued - t->len);	/* done too */
-	claim_race_left = XFL_CLAIM_TRIES;
+	xfl_test_race_entry = flow_pack(t, 0, s0.queued - t->len);	/* done too */
+	xfl_test_race_left = XFL_CLAIM_TRIES;
 	send(test, 1, 1);
 	settle(test);
-	KUNIT_EXPECT_EQ(test, claim_race_left, 0);
+	KUNIT_EXPECT_EQ(test, xfl_test_race_left, 0);
 	st = stats(t);
 	KUNIT_EXPECT_EQ(test, st.claims_lost, 1ULL);
 	KUNIT_EXPECT_EQ(test, st.moves, 0ULL);
@@ -1018,8 +1005,8 @@ static void xps_flow_steer_claim_lost(struct kunit *test)
 	drain(test, 0);
 
 	/* One loss to a CPU that moved the flow to tx-1: it follows, Same. */
-	claim_race_entry = flow_pack(t, 1, txq_snap(t, 1).queued);
-	claim_race_left = 1;
+	xfl_test_race_entry = flow_pack(t, 1, txq_snap(t, 1).queued);
+	xfl_test_race_left = 1;
 	send(test, 1, 1);
 	settle(test);
 	st = stats(t);
@@ -1046,11 +1033,11 @@ static void xps_flow_steer_stamp_lost(struct kunit *test)
 	send(test, 0, BURST);		/* tx-0 busy: the next is held */
 	settle(test);
 	KUNIT_ASSERT_FALSE(test, flow_entry(t) & XNET_XPS_HOLDING);
-	claim_race_entry = flow_pack(t, 1, txq_snap(t, 1).queued);
-	claim_race_left = 1;
+	xfl_test_race_entry = flow_pack(t, 1, txq_snap(t, 1).queued);
+	xfl_test_race_left = 1;
 	send(test, 1, 1);		/* the first hold: a stamp, lost */
 	settle(test);
-	KUNIT_EXPECT_EQ(test, claim_race_left, 0);
+	KUNIT_EXPECT_EQ(test, xfl_test_race_left, 0);
 	s1 = txq_snap(t, 1);
 	KUNIT_EXPECT_EQ(test, s1.sent + s1.qdisc, 1ULL);
 	KUNIT_EXPECT_EQ(test, stats(t).held, 0ULL);
@@ -1677,7 +1664,7 @@ static void xps_flow_steer_exit(struct kunit *test)
 		xfl_stop();
 	xfl_hold_set(XFL_HOLD_MAX_MS_DEFAULT);
 	xfl_hold_drains = XFL_HOLD_DRAINS_DEFAULT;
-	claim_race_left = 0;
+	xfl_test_race_left = 0;
 	/* Nothing left attached, in the list or the lookup hash. */
 	KUNIT_EXPECT_EQ(test, nr_attached(), 0U);
 	KUNIT_EXPECT_TRUE(test, hash_empty(xfl_hash.heads));
