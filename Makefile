@@ -28,6 +28,7 @@
 #   make sparse          make C=2 (sparse on every C file)
 #   make bench-nvme      NVMe/TCP priority off vs on, tables in build/bench/nvme.md
 #   make bench-xps       xps_flow off vs on, tables in build/bench/xps.md
+#   make bench-xps-tcp   forwarded TCP, the sender moving: stock XPS vs steering (issue 27), build/bench/xps-tcp.md
 #   make bench-pp        pp_frag off vs on (and MSG_ZEROCOPY), tables in build/bench/pp.md
 #   make bench-scale     cost vs number of sockets and flows (NVMe, pp_frag, xps_flow), tables in build/bench/scale.md
 #   make bench-quick     every bench's --quick form (make check's bench tier): proves each runs
@@ -51,7 +52,7 @@ KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT) $(XNET_KMAKE_FLAGS)
 
 .PHONY: all modules install clean setup check demo test-user kunit vmtest testnic faults kmake-flags \
 	vmtest-series \
-	check-build style sparse vmtest-selftest bench-nvme bench-xps bench-pp bench-scale bench-quick \
+	check-build style sparse vmtest-selftest bench-nvme bench-xps bench-xps-tcp bench-pp bench-scale bench-quick \
 	debug-kernel vmtest-debug vmtest-selftest-debug check-debug vmtest-rt regress
 
 all: modules
@@ -185,6 +186,11 @@ bench-nvme:
 
 bench-xps: modules testnic
 	$(ROOT)/scripts/bench-xps.sh --kernel /boot/vmlinuz-$(KVER)
+
+# One boot of BENCH_TCP_SERIES (default 6.1; vmtest.sh --series builds the
+# modules for it): nothing to build here first.
+bench-xps-tcp:
+	$(ROOT)/scripts/bench-xps-tcp.sh
 
 bench-pp: modules testnic
 	$(ROOT)/scripts/bench-pp.sh --kernel /boot/vmlinuz-$(KVER)
