@@ -456,8 +456,13 @@ static ssize_t tn_optin_read(struct file *file, char __user *ubuf,
 	return tn_u32_read(ubuf, count, ppos, !!READ_ONCE(priv->ppf.addr));
 }
 
-static ssize_t tn_optin_write(struct file *file, const char __user *ubuf,
-			      size_t count, loff_t *ppos)
+/*
+ * A 0/1 file whose write runs @set under RTNL: anything else is refused
+ * with -EINVAL and one line naming the file @name.
+ */
+static ssize_t tn_rtnl_bool_write(struct file *file, const char __user *ubuf,
+				  size_t count, const char *name,
+				  int (*set)(struct tn_priv *priv, bool on))
 {
 	struct tn_priv *priv = file->private_data;
 	int err;
@@ -467,16 +472,27 @@ static ssize_t tn_optin_write(struct file *file, const char __user *ubuf,
 	if (err == -EFAULT)
 		return err;
 	if (err || val > 1) {
-		pr_warn("%s: dma_optin: invalid value (want 0 or 1)\n",
-			priv->dev->name);
+		pr_warn("%s: %s: invalid value (want 0 or 1)\n",
+			priv->dev->name, name);
 		return -EINVAL;
 	}
 	/* Not rtnl_lock(): ndo_uninit (RTNL) waits for this handler. */
 	if (!rtnl_trylock())
 		return restart_syscall();
-	err = val ? tn_dma_optin(priv) : tn_dma_optout(priv);
+	err = set(priv, val);
 	rtnl_unlock();
 	return err ?: count;
+}
+
+static int tn_optin_set(struct tn_priv *priv, bool on)
+{
+	return on ? tn_dma_optin(priv) : tn_dma_optout(priv);
+}
+
+static ssize_t tn_optin_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	return tn_rtnl_bool_write(file, ubuf, count, "dma_optin", tn_optin_set);
 }
 
 static const struct file_operations tn_optin_fops = {
@@ -510,24 +526,7 @@ static ssize_t tn_copy_read(struct file *file, char __user *ubuf,
 static ssize_t tn_copy_write(struct file *file, const char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
-	struct tn_priv *priv = file->private_data;
-	int err;
-	u32 val;
-
-	err = tn_parse_u32(ubuf, count, &val);
-	if (err == -EFAULT)
-		return err;
-	if (err || val > 1) {
-		pr_warn("%s: ops_copy: invalid value (want 0 or 1)\n",
-			priv->dev->name);
-		return -EINVAL;
-	}
-	/* Not rtnl_lock(): ndo_uninit (RTNL) waits for this handler. */
-	if (!rtnl_trylock())
-		return restart_syscall();
-	err = tn_ops_copy(priv, val);
-	rtnl_unlock();
-	return err ?: count;
+	return tn_rtnl_bool_write(file, ubuf, count, "ops_copy", tn_ops_copy);
 }
 
 static const struct file_operations tn_copy_fops = {
