@@ -236,6 +236,14 @@ fi
 mkdir -p "$out"
 runs=${BENCH_TCP_RUNS:-5}
 secs=${BENCH_TCP_SECS:-3}
+# Bad settings are refused before a guest boots.
+bad() { echo "bench-xps-tcp: $*" >&2; exit 2; }
+[[ $runs =~ ^[1-9][0-9]{0,2}$ ]] || bad "BENCH_TCP_RUNS='$runs': want 1..999"
+[[ $secs =~ ^[1-9][0-9]{0,2}$ ]] || bad "BENCH_TCP_SECS='$secs': want 1..999 seconds"
+case ${BENCH_TCP_PATH:-napi-thread} in
+napi-thread | backlog) ;;
+*) bad "BENCH_TCP_PATH='$BENCH_TCP_PATH': want napi-thread or backlog" ;;
+esac
 series=${BENCH_TCP_SERIES:-6.1}
 # 18 cells x 3 modes x runs, each run its seconds and ~12 s of setup,
 # counters and drain under TCG, plus the boot.
