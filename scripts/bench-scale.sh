@@ -99,7 +99,7 @@ if [ "${SCALE_KUNIT:-1}" != 0 ]; then
 	# walk: one walk of the socket tables, what the refill work does each time
 	# the probe found no spare entry (rescans: how often it did while the
 	# sockets connected; walk x rescans / sockets: that work per socket).
-	awk -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" -v cores="$(nproc)" -v series="$series" -v load="$(load)" \
+	awk -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" -v cores="$(nproc)" -v series="$series" -v loadavg="$(load)" \
 		-v cmd="make bench-scale$([ $quick = 0 ] || echo " --quick")" '
 function f(k) { return v[k] + 0 }
 {
@@ -119,7 +119,7 @@ function f(k) { return v[k] + 0 }
 	last = n
 }
 END {
-	printf "<!-- %s, %s, %d host cores, load average %s, KUnit UML kernel %s with KASAN and lockdep -->\n\n", cmd, date, cores, load, series
+	printf "<!-- %s, %s, %d host cores, load average %s, KUnit UML kernel %s with KASAN and lockdep -->\n\n", cmd, date, cores, loadavg, series
 	print "### NVMe priority: managed host sockets (KUnit nvme_tcp_prio_scale)\n"
 	print "Host sockets set up as nvme-tcp'"'"'s, connected over loopback with the engine attached. probe: ns the engine adds"
 	print "per socket in its tracepoint probe. The rules write re-applies to every socket (one write moves all of them to a new"

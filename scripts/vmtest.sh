@@ -570,6 +570,21 @@ scan_problems() {
 		$0 ~ pat { print cur "\037" $0 }' "${files[@]}" | awk '!seen[$0]++'
 }
 
+# first_trace NAME FILE...: the first problem logged while test NAME ran
+# (or before the first test, NAME empty), with its RIP and call trace:
+# at most 24 lines, so that a CI log shows where the kernel was.
+first_trace() {
+	local name=$1
+	shift
+	awk -v pat="$problem_re" -v want="$name" '
+		{ sub(/\r$/, "") }
+		/vmtest: begin / { cur = $0; sub(/.*vmtest: begin /, "", cur); sub(/ .*/, "", cur); next }
+		/vmtest: end / { next }
+		!on && cur == want && $0 ~ pat { on = 1; n = 0; print; next }
+		on && n < 23 && /RIP:|Call Trace:|[A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+\/0x/ { print; n++ }
+		on && /<\/TASK>|---\[ end trace/ { exit }' "$@" 2>/dev/null | head -n 24
+}
+
 # ---------------------------------------------------------------- shell-cmd
 if [ "$opt_mode" = cmd ]; then
 	d=$run/boot1
@@ -733,6 +748,13 @@ for key in "${grp_order[@]}"; do
 		fi
 		if [ ${#why[@]} -gt 0 ]; then
 			result="not ok $num $name"
+			# Where the kernel was: before the list, which a CI
+			# summary may cut.
+			tw=$name
+			[ "$i" -ne 1 ] || [ -n "$(first_trace "$name" "$d/console.log")" ] || tw=
+			while IFS= read -r line; do
+				[ -z "$line" ] || block+=${block:+$'\n'}"    # vmtest: trace: $line"
+			done < <(first_trace "$tw" "$d/console.log")
 			for ((j = 0; j < ${#why[@]} && j < 12; j++)); do
 				block+=${block:+$'\n'}"    # vmtest: ${why[j]}"
 			done

@@ -1,6 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2
+# vmtest: cpus=2 tcg=single
+#
+# tcg=single (as 31, 46, 52): the resize steps, the delete and the rmmod
+# under traffic register and remove the hooks (ftrace on
+# netdev_core_pick_tx(), the two tracepoints' static keys) while the sender
+# runs that code on both vCPUs. Under QEMU 7.2's multi-threaded TCG the
+# sender's vCPU once kept executing text_poke_bp()'s transient INT3 at
+# netdev_core_pick_tx+0x0 while memory held the call (soft lockup, frozen
+# registers, 250 s): in CI at b080d7b, and here in 1 of 4 boots running
+# 30, 32 and 40 beside another guest (0 of 19 boots of 40 alone). A real
+# CPU refetches the instruction.
 #
 # xps_flow's interface and its life cycle on live devices (multi-queue
 # dummy devices: no BQL, so this checks the plumbing, not the steering):
