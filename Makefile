@@ -11,6 +11,7 @@
 #                        linux-source-$(SERIES) (6.1; SERIES=6.12)
 #   make vmtest          the .ko files in a QEMU guest booting Debian's kernel
 #   make testnic         the BQL test NIC (tests/testnic), used by the tests only
+#   make hookcost        empty hooks for the cost bench (tests/hookcost)
 #   make vmtest-selftest prove the guest harness catches what it must
 #   make vmtest-debug    the guest tests on the debug kernel (KASAN, lockdep,
 #                        kmemleak, UBSAN, ...: scripts/vm/debug-kernel.sh)
@@ -50,7 +51,7 @@ MODULES := nvme_tcp_prio nvmet_tcp_prio xps_flow pp_frag
 include $(ROOT)/compat/kmake.mk
 KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT) $(XNET_KMAKE_FLAGS)
 
-.PHONY: all modules install clean setup check demo test-user kunit vmtest testnic faults kmake-flags \
+.PHONY: all modules install clean setup check demo test-user kunit vmtest testnic faults hookcost kmake-flags \
 	vmtest-series \
 	check-build style sparse vmtest-selftest bench-nvme bench-xps bench-xps-tcp bench-pp bench-scale bench-quick \
 	debug-kernel vmtest-debug vmtest-selftest-debug check-debug vmtest-rt regress
@@ -72,6 +73,10 @@ testnic:
 faults:
 	$(MAKE) -C $(KDIR) M=$(ROOT)/tests/faults $(XNET_KMAKE_FLAGS) modules
 
+# Empty hooks where xps_flow hooks, for the cost bench (tests/hookcost).
+hookcost:
+	$(MAKE) -C $(KDIR) M=$(ROOT)/tests/hookcost $(XNET_KMAKE_FLAGS) modules
+
 # What the kernel's make gets from compat/kmake.mk for this KDIR, one
 # VAR=value a line (for scripts that call it directly).
 kmake-flags:
@@ -81,6 +86,7 @@ clean:
 	$(KMAKE) clean 2>/dev/null || true
 	$(MAKE) -C $(KDIR) M=$(ROOT)/tests/testnic clean 2>/dev/null || true
 	$(MAKE) -C $(KDIR) M=$(ROOT)/tests/faults clean 2>/dev/null || true
+	$(MAKE) -C $(KDIR) M=$(ROOT)/tests/hookcost clean 2>/dev/null || true
 	rm -rf $(BUILD)
 
 setup:
@@ -184,7 +190,7 @@ check:
 bench-nvme:
 	$(ROOT)/scripts/bench-nvme.sh
 
-bench-xps: modules testnic
+bench-xps: modules testnic hookcost
 	$(ROOT)/scripts/bench-xps.sh --kernel /boot/vmlinuz-$(KVER)
 
 # One boot of BENCH_TCP_SERIES (default 6.1; vmtest.sh --series builds the
@@ -200,7 +206,7 @@ bench-pp: modules testnic
 bench-scale:
 	$(ROOT)/scripts/bench-scale.sh
 
-bench-quick: modules testnic
+bench-quick: modules testnic hookcost
 	$(ROOT)/scripts/bench-quick.sh --kernel /boot/vmlinuz-$(KVER)
 
 # One guest per kernel series of XNET_KERNELS (default 6.1 6.12), each with

@@ -54,7 +54,7 @@ kmake() { make -C "$KDIR" "${kflags[@]}" "$@"; }
 # W=1 and sparse, for the modules and for the test NIC.
 check_w1_sparse() {
 	local m name log
-	for m in "$src" "$src/tests/testnic"; do
+	for m in "$src" "$src/tests/testnic" "$src/tests/hookcost"; do
 		name=${m#"$src"}
 		name=${name#/}
 		name=${name:-modules}

@@ -332,7 +332,7 @@ struct netdev_queue *xfl_core_pick_tx(struct net_device *dev,
 #define XFL_XMIT_DEPTH	4
 
 struct xfl_xmit {
-	const struct sk_buff *skb;	/* compared, never dereferenced */
+	const struct sk_buff *skb;	/* compared; written only if refused */
 	struct xfl_dev *xd;
 	u32 key;
 	u16 queue;
@@ -362,12 +362,16 @@ void xfl_probe_start_xmit(void *data, const struct sk_buff *cskb,
 	 * packet (key.h): the skb is the caller's until then.
 	 */
 	struct sk_buff *skb = (struct sk_buff *)cskb;
-	struct xfl_dev *xd = xfl_steered_find(dev);
 	struct xfl_xmit_stack *s;
+	struct xfl_dev *xd;
 	s64 key;
 
-	if (likely(!xd))
+	/* Not steered at selection: every device without a table. */
+	if (likely(!xfl_key_handed(skb)))
 		return;
+	xd = xfl_steered_find(dev);
+	if (unlikely(!xd))
+		return;		/* its table went off meanwhile */
 	key = xfl_taken_key(skb);
 	s = this_cpu_ptr(&xfl_xmits);
 	if (key < 0 || unlikely(s->depth >= XFL_XMIT_DEPTH))
@@ -403,8 +407,15 @@ void xfl_probe_xmit(void *data, struct sk_buff *skb, int rc,
 	if (e->skb != skb || e->xd->nd.dev != dev)
 		return;		/* a device in between that is not steered */
 	s->depth--;
-	if (rc != NETDEV_TX_OK)
+	if (unlikely(rc != NETDEV_TX_OK)) {
+		/*
+		 * Refused, not consumed: the skb is requeued, still the
+		 * stack's. Its next start probe needs the key again.
+		 */
+		if (rc == NETDEV_TX_BUSY)
+			xfl_hand_key(skb, e->key);
 		return;
+	}
 	/* Under the TX queue lock: the driver has just counted the bytes. */
 	txq = netdev_get_tx_queue(dev, e->queue);
 	head = READ_ONCE(txq->dql.num_queued);

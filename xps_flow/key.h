@@ -152,11 +152,13 @@ static __always_inline s64 xfl_xmit_key(const struct sk_buff *skb)
  * between queue selection and ndo_start_xmit. CPU numbers + 1 and NAPI IDs
  * do not reach bit 31. The net_dev_start_xmit probe takes the key and
  * clears the field before the driver sees the packet (0: no sender CPU, no
- * NAPI ID; a lower device's queue selection sets it again). A packet that
- * reaches the probe without it (requeued after NETDEV_TX_BUSY, or not
- * steered at selection) gets its key computed again: the same key.
- * Without the field (a kernel with neither XPS nor busy polling) the key
- * is always computed twice.
+ * NAPI ID; a lower device's queue selection sets it again). A packet the
+ * driver refused with NETDEV_TX_BUSY gets it back from the net_dev_xmit
+ * probe (it is requeued, still the stack's). A packet that reaches the
+ * probe without it was not steered at selection (pktgen's start_xmit
+ * mode, a table turned on meanwhile): nothing to record, and the probe
+ * returns before any lookup. Without the field (a kernel with neither XPS
+ * nor busy polling) every packet is looked up and its key computed twice.
  */
 #if IS_ENABLED(CONFIG_XPS) || IS_ENABLED(CONFIG_NET_RX_BUSY_POLL)
 #define XFL_HANDOFF	BIT(31)
@@ -165,6 +167,16 @@ static __always_inline void xfl_hand_key(struct sk_buff *skb, u32 key)
 {
 	BUILD_BUG_ON(XNET_XPS_MAX_ENTRIES > XFL_HANDOFF);
 	skb->sender_cpu = key | XFL_HANDOFF;	/* the index bits are kept */
+}
+
+/*
+ * Whether queue selection steered the packet: the transmit probe of every
+ * other packet (a device without a table, most of them) returns here,
+ * before it looks anything up.
+ */
+static __always_inline bool xfl_key_handed(const struct sk_buff *skb)
+{
+	return READ_ONCE(skb->sender_cpu) & XFL_HANDOFF;
 }
 
 /* The key at transmit: the one handed over, else xfl_xmit_key(). */
@@ -181,6 +193,11 @@ static __always_inline s64 xfl_taken_key(struct sk_buff *skb)
 #else
 static __always_inline void xfl_hand_key(struct sk_buff *skb, u32 key)
 {
+}
+
+static __always_inline bool xfl_key_handed(const struct sk_buff *skb)
+{
+	return true;	/* no field: every packet asks */
 }
 
 static __always_inline s64 xfl_taken_key(struct sk_buff *skb)

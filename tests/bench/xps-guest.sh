@@ -89,6 +89,27 @@ perf_rows() {
 	echo "| kernel flow hash (__skb_get_hash*, __skb_flow_*, __siphash_*aligned) | $h0 | $h1 |"
 }
 
+# hooks_table OTHER: the hooks alone (hooks_block), next to what a device
+# without a table pays while another has one (OTHER instructions).
+hooks_table() {
+	local m r ipp ipp0 spread both
+	echo "The hooks alone, with nothing behind them (tests/hookcost/xnet_hookcost.ko: an ftrace handler on netdev_core_pick_tx() with xps_flow's flags that returns at once, and probes on net_dev_start_xmit and net_dev_xmit that return at once): no xps_flow table anywhere, pfifo_fast, rounds of none, ftrace, tracepoints, both. What they cost is what xps_flow pays before its own code runs; the last row is the rest of the other-device cost above: the device lookups in the handler and the start probe."
+	echo
+	echo "| hooks (rounds) | median packets/s (guest time) | instructions per packet | vs none | spread of the runs | runs |"
+	echo "|---|---:|---:|---:|---:|---|"
+	for m in none ftrace tracepoints both; do
+		# shellcheck disable=SC2086
+		r=$(pps_stat median ${PPS[pfifo_fast/hooks-$m]})
+		ipp=$(python3 -c "print('%.0f' % (1e9 / $r * (1 << ${BENCH_ICOUNT_SHIFT:-0})))")
+		[ $m != none ] || ipp0=$ipp
+		[ $m != both ] || both=$((ipp - ipp0))
+		# shellcheck disable=SC2086
+		spread=$(python3 -c 'import sys; v=[int(x) for x in sys.argv[1:]]; print("%.2f%%" % (100.0 * (max(v) - min(v)) / min(v)))' ${PPS[pfifo_fast/hooks-$m]})
+		echo "| $m ($ROUNDS) | $r | $ipp | +$((ipp - ipp0)) | $spread | ${PPS[pfifo_fast/hooks-$m]% } |"
+	done
+	echo "| xps_flow on another device, minus both hooks | | | +$(($1 - both)) | | |"
+}
+
 icount_tables() {
 	local qd n r0 r1 rr ipp0 ipp1 spread
 	echo "### xps_flow: datapath cost in instructions (QEMU -icount)"
@@ -137,6 +158,8 @@ icount_tables() {
 		fi
 	done
 	echo "| pfifo_fast ($ROUNDS) | other/none | $(ratio "$r0" "$r1") | +$((ipp1 - ipp0)) | | per round: ${RR[other]% }; **median $rr** |"
+	echo
+	hooks_table "$((ipp1 - ipp0))"
 	echo
 	fq_codel_note
 	echo
@@ -306,6 +329,27 @@ other_block() {	# ROUNDS
 	$IP link del xo0
 }
 [ "$MODE" = wall ] || other_block "$ROUNDS"
+# icount: the hooks alone, with nothing behind them (tests/hookcost): what
+# the kernel charges per packet for an IPMODIFY ftrace handler on
+# netdev_core_pick_tx() and for probes on the two xmit tracepoints, apart
+# from what xps_flow does in them. No table anywhere (xps_flow's own hooks
+# off); rounds of none, ftrace, tracepoints, both.
+HOOKCOST=$XNET_SRC/tests/hookcost/xnet_hookcost.ko
+hooks_block() {	# ROUNDS
+	local r m
+	declare -A bits=([none]=0 [ftrace]=1 [tracepoints]=2 [both]=3)
+	[ -f "$HOOKCOST" ] || fail "no $HOOKCOST (make hookcost)"
+	steer 0
+	for ((r = 0; r < $1; r++)); do
+		for m in none ftrace tracepoints both; do
+			[ "${bits[$m]}" = 0 ] || /sbin/insmod "$HOOKCOST" hooks="${bits[$m]}" ||
+				fail "insmod xnet_hookcost hooks=${bits[$m]}"
+			pktgen_run pfifo_fast "hooks-$m"
+			[ "${bits[$m]}" = 0 ] || /sbin/rmmod xnet_hookcost || fail "rmmod xnet_hookcost"
+		done
+	done
+}
+[ "$MODE" = wall ] || hooks_block "$ROUNDS"
 pktgen_block fq_codel "$QD2_ROUNDS"
 FQ_STATS=$($TC -s qdisc show dev tn0)
 qdisc pfifo_fast

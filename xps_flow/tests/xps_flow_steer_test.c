@@ -952,6 +952,50 @@ static void xps_flow_steer_bql_reset(struct kunit *test)
 }
 
 /*
+ * A packet the driver refuses (NETDEV_TX_BUSY) is requeued and sent again:
+ * its head is recorded on the second try. The start probe looks only at
+ * packets that carry the key handed over at selection, and the refusal
+ * gives it back. Without that, the entry kept its claim's head (the count
+ * before the packet) while the packet sat on the ring: the next packet of
+ * the flow moved away from it.
+ */
+static void xps_flow_steer_busy_requeue(struct kunit *test)
+{
+	struct steer_test *t = test->priv;
+	struct netdev_queue *txq;
+	struct txq_snap s0;
+	struct xfl_stats st;
+	struct tn_txq *q;
+
+	flow_done_on_tx0(test);
+	txq = netdev_get_tx_queue(t->dev, 0);
+	q = &t->priv->txq[0];
+	WRITE_ONCE(q->depth, 0);	/* every packet offered is refused */
+	send(test, 0, 1);
+	settle(test);
+	s0 = txq_snap(t, 0);
+	KUNIT_ASSERT_EQ(test, s0.ring, 0U);
+	KUNIT_ASSERT_EQ(test, s0.qdisc, 1U);	/* requeued */
+	spin_lock_bh(&q->lock);
+	KUNIT_ASSERT_GE(test, q->st.busy, 1ULL);
+	spin_unlock_bh(&q->lock);
+	st = stats(t);
+	/* Room again: the driver wakes the queue, the qdisc sends it. */
+	WRITE_ONCE(q->depth, 1024);
+	local_bh_disable();
+	netif_tx_wake_queue(txq);
+	local_bh_enable();
+	settle(test);
+	s0 = txq_snap(t, 0);
+	KUNIT_ASSERT_EQ(test, s0.ring, 1U);
+	KUNIT_ASSERT_EQ(test, s0.qdisc, 0U);
+	KUNIT_EXPECT_EQ(test, stats(t).recorded, st.recorded + 1);
+	KUNIT_EXPECT_EQ(test, flow_base(t), flow_pack(t, 0, s0.queued));
+	expect_held(test, 1);	/* its head is in flight: held */
+	KUNIT_EXPECT_EQ(test, wire_snap(t).reordered, 0ULL);
+}
+
+/*
  * An idle flow whose head tx-0's counters have since left 2^31 bytes and
  * more behind (other flows' traffic: 2 GiB is 1.7 s at 10 Gbit/s): the
  * flow moves. With the old test its head looked like the future: held.
@@ -1687,6 +1731,7 @@ static void xps_flow_steer_suite_exit(struct kunit_suite *suite)
 
 static struct kunit_case xps_flow_steer_cases[] = {
 	KUNIT_CASE(xps_flow_steer_hold_then_move),
+	KUNIT_CASE(xps_flow_steer_busy_requeue),
 	KUNIT_CASE(xps_flow_steer_table_off_reorders),
 	KUNIT_CASE(xps_flow_steer_hold_then_move_udp4),
 	KUNIT_CASE(xps_flow_steer_hold_then_move_udp6),
