@@ -17,6 +17,9 @@
 #include "pp_frag.h"
 #include "pp_frag_api.h"
 
+/* Opt-ins numbered from 1: an orphan's mapping names the one that made it. */
+static atomic64_t ppf_dma_owners = ATOMIC64_INIT(0);
+
 /*
  * Would a sync of @dma, @dma_dev's mapping of @page, do anything? pp_frag
  * hands a mapped page's frags out with no sync: wrong if it would.
@@ -90,14 +93,18 @@ int pp_frag_dma_register(struct net_device *dev, struct device *dma_dev)
 	/* ppf_mutex: not while the shrinker releases (and unmaps) pages. */
 	mutex_lock(&ppf_mutex);
 	pd->dma_dev = dma_dev;
+	pd->dma_owner = atomic64_inc_return(&ppf_dma_owners);
 	if (pd->pool)
-		ppf_pool_dma_map(pd->pool, dma_dev);
+		ppf_pool_dma_map(pd->pool, dma_dev, pd->dma_owner);
 	mutex_unlock(&ppf_mutex);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(pp_frag_dma_register);
 
-/* RTNL. Drop every mapping for @pd's DMA device: pool pages and orphans. */
+/*
+ * RTNL. Drop every mapping @pd's opt-in made: its pool's pages and its
+ * orphans, not those of another device that shares the DMA device.
+ */
 void ppf_dma_off(struct ppf_dev *pd)
 {
 	if (!pd->dma_dev)
@@ -106,8 +113,9 @@ void ppf_dma_off(struct ppf_dev *pd)
 	if (pd->pool)
 		ppf_pool_dma_unmap(pd->pool);
 	mutex_unlock(&ppf_mutex);
-	ppf_orphans_reap(true, pd->dma_dev);
+	ppf_orphans_reap(true, pd->dma_owner);
 	pd->dma_dev = NULL;
+	pd->dma_owner = 0;
 }
 
 void pp_frag_dma_unregister(struct net_device *dev)

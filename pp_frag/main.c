@@ -65,7 +65,7 @@ static void __exit pp_frag_exit(void)
 		waited += 100;
 	}
 	ppf_orphans_stop();
-	ppf_orphans_reap(true, NULL);
+	ppf_orphans_reap(true, 0);
 }
 
 module_init(pp_frag_init);

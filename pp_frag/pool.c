@@ -44,10 +44,17 @@ void xnet_frag_page_ref_add(void *page, unsigned int n)
 	page_ref_add(page, n);
 }
 
+/*
+ * A page its pool let go while busy. A mapped one keeps the mapping until
+ * idle, or until the opt-in that made it (@owner) ends: another device of
+ * the same DMA device (a port of a multi-port NIC, a representor) ending
+ * its own opt-in leaves it alone.
+ */
 struct ppf_orphan {
 	struct list_head node;
 	struct page *page;
 	struct device *dma_dev;
+	u64 owner;
 	dma_addr_t dma;
 	unsigned int bias;
 	unsigned int order;
@@ -387,6 +394,7 @@ static void ppf_page_retire(struct ppf_pool *pool, unsigned int i,
 	}
 	o->page = page;
 	o->dma_dev = slot->dma ? dma_dev : NULL;
+	o->owner = slot->dma ? pool->dma_owner : 0;
 	o->dma = slot->dma;
 	o->bias = slot->bias;
 	o->order = slot->order;
@@ -423,17 +431,19 @@ void ppf_pool_destroy(struct ppf_pool *pool)
 }
 
 /*
- * Release idle orphans; with @force, every orphan (module exit), or those
- * mapped for @dma_dev only (its driver opts out: it no longer transmits).
+ * Release idle orphans; with @force, every orphan (module exit, @owner 0),
+ * or those mapped by opt-in @owner (its driver opts out or its device
+ * goes: it no longer transmits). Other devices' orphans stay, whatever
+ * DMA device they share.
  */
-void ppf_orphans_reap(bool force, struct device *dma_dev)
+void ppf_orphans_reap(bool force, u64 owner)
 {
 	struct ppf_orphan *o, *tmp;
 	LIST_HEAD(done);
 
 	spin_lock_bh(&ppf_orphans_lock);
 	list_for_each_entry_safe(o, tmp, &ppf_orphans, node) {
-		if ((force && (!dma_dev || o->dma_dev == dma_dev)) ||
+		if ((force && (!owner || (o->dma_dev && o->owner == owner))) ||
 		    page_ref_count(o->page) == o->bias) {
 			list_move(&o->node, &done);
 			ppf_norphans--;
@@ -489,7 +499,7 @@ unsigned long ppf_orphans_mapped(void)
 
 static void ppf_reap_work(struct work_struct *work)
 {
-	ppf_orphans_reap(false, NULL);
+	ppf_orphans_reap(false, 0);
 	if (ppf_orphans_count())
 		schedule_delayed_work(&ppf_reap, msecs_to_jiffies(PPF_REAP_MS));
 }
@@ -500,14 +510,16 @@ void ppf_orphans_stop(void)
 }
 
 /*
- * A driver opted in (RTNL): map every page for @dma_dev. Pages mapped now
- * and later are unmapped when released (or by ppf_pool_dma_unmap()).
+ * A driver opted in (RTNL): map every page for @dma_dev, on behalf of opt-in
+ * @owner. Pages mapped now and later are unmapped when released (or by
+ * ppf_pool_dma_unmap()).
  */
-int ppf_pool_dma_map(struct ppf_pool *pool, struct device *dma_dev)
+int ppf_pool_dma_map(struct ppf_pool *pool, struct device *dma_dev, u64 owner)
 {
 	unsigned int i;
 
 	spin_lock_bh(&pool->lock);
+	pool->dma_owner = owner;
 	WRITE_ONCE(pool->dma_dev, dma_dev);
 	for (i = 0; i < pool->state.cap; i++) {
 		struct xnet_frag_slot *slot = &pool->slots[i];
@@ -529,6 +541,7 @@ void ppf_pool_dma_unmap(struct ppf_pool *pool)
 		return;
 	spin_lock_bh(&pool->lock);
 	WRITE_ONCE(pool->dma_dev, NULL);
+	pool->dma_owner = 0;
 	for (i = 0; i < pool->state.cap; i++) {
 		struct xnet_frag_slot *slot = &pool->slots[i];
 

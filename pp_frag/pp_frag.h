@@ -49,6 +49,7 @@ struct ppf_pool {
 	struct ppf_stats __percpu *stats;
 	struct xarray dma_pages;		/* pfn -> slot (value entry), DMA */
 	struct device *dma_dev;			/* the driver's, while opted in */
+	u64 dma_owner;				/* that opt-in (ppf_dev.dma_owner) */
 	int nid;				/* NUMA node of the device */
 	unsigned int order;			/* pages to allocate */
 };
@@ -60,11 +61,11 @@ bool ppf_pool_refill(struct ppf_pool *pool, struct page_frag *pfrag);
 unsigned long ppf_pool_shrink(struct ppf_pool *pool, unsigned long max);
 unsigned long ppf_pool_idle_estimate(struct ppf_pool *pool);
 int ppf_pool_stats_show(struct ppf_pool *pool, char *buf);	/* RCU */
-int ppf_pool_dma_map(struct ppf_pool *pool, struct device *dma_dev);
+int ppf_pool_dma_map(struct ppf_pool *pool, struct device *dma_dev, u64 owner);
 void ppf_pool_dma_unmap(struct ppf_pool *pool);
 dma_addr_t ppf_pool_dma_addr(struct ppf_pool *pool, struct page *page);
 void ppf_pool_show_pages(struct ppf_pool *pool, struct seq_file *m);
-void ppf_orphans_reap(bool force, struct device *dma_dev);
+void ppf_orphans_reap(bool force, u64 owner);
 void ppf_orphans_stop(void);
 unsigned long ppf_orphans_count(void);
 unsigned long ppf_orphans_mapped(void);
@@ -80,6 +81,7 @@ struct ppf_dev {
 	struct xnet_ndev nd;		/* the device table: list, device */
 	struct ppf_pool *pool;		/* published in the RCU hash too */
 	struct device *dma_dev;		/* a driver's DMA opt-in */
+	u64 dma_owner;			/* that opt-in's number: its mappings' owner */
 };
 
 extern struct list_head ppf_pools;	/* every pool, under ppf_mutex */

@@ -26,6 +26,8 @@
 #    out: pp_frag unloads afterwards. After each phase maps == unmaps.
 # 7. pp_frag loaded before the NIC, a pool page busy when the opted-in
 #    device is deleted and the NIC unloaded: no orphan keeps the mapping.
+# 8. Two opted-in devices of one DMA device: deleting one leaves the
+#    other's orphan mapped (issue 28, defect 1), its stream intact.
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
@@ -205,5 +207,66 @@ wait $rpid 2>/dev/null || true
 orphans_gone7() { pp_flush_defer "" 127.0.0.1; pp_global; [ "${PG[orphans]}" -eq 0 ]; }
 wait_until 10 orphans_gone7 || fail "orphans ${PG[orphans]} after the holder exited"
 expect_eq "${PG[pages_owned]}" 0 "pages owned after the orphan idled"
+unload_mod pp_frag
+
+# ---- 8. Two ports of one DMA device: every test NIC maps for the module's
+# one DMA device, as the ports of a multi-port NIC (or its representors)
+# map for one PCI function. tn0's pool is replaced while a task's page_frag
+# holds one of its pages (an orphan, still mapped by tn0's opt-in); then a
+# second opted-in device, tnx, is added and deleted while tn0 carries a
+# checksummed stream. tnx's opt-out drops tnx's mappings only: tn0's orphan
+# keeps its mapping (before the fix, orphans were keyed by DMA device and
+# tnx's deletion unmapped it under tn0), the stream is intact, and every
+# page comes back once the holder lets go.
+load_mod pp_frag/pp_frag
+$IP netns del $NS 2>/dev/null || true
+tn_setup
+trap cleanup EXIT # after tn_setup's own
+wput $POOLF 64 || fail "pool on tn0"
+wput "$OPTIN" 1 || fail "opt-in tn0"
+pp_in $NS $PY "$PPS" recv 9810 --bind 10.99.0.2 >"$XNET_TMP/recv8" 2>&1 &
+rpid=$!
+wait_for_line "$XNET_TMP/recv8" listening || fail "receiver 9810: $(<"$XNET_TMP/recv8")"
+$PY - "$XNET_TMP/release8" 9810 >"$XNET_TMP/hold8" 2>&1 <<'PYEOF' &
+import fcntl, os, socket, struct, sys, termios, time
+s = socket.create_connection(("10.99.0.2", int(sys.argv[2])))
+s.sendall(b"y" * 3000 * 100)
+for _ in range(600):
+    if struct.unpack("i", fcntl.ioctl(s, termios.TIOCOUTQ, b"\0" * 4))[0] == 0:
+        break
+    time.sleep(0.05)
+else:
+    sys.exit("data not acknowledged in 30 s")
+print("sent", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.05)
+s.close()
+PYEOF
+hpid=$!
+wait_for_line "$XNET_TMP/hold8" sent || fail "holder: $(<"$XNET_TMP/hold8")"
+wput $POOLF 128 || fail "tn0's pool replaced"
+pp_global
+m0=${PG[orphans_mapped]:-0} h0=${PG[handed_over]:-0}
+[ "$m0" -gt 0 ] || fail "no mapped orphan after tn0's pool was replaced (orphans ${PG[orphans]})"
+pp_stream "" "$NS" 10.99.0.2 9811 60000000 65536,4096,300000
+nsleep 1
+kill -0 $SPID 2>/dev/null || fail "tn0's stream ended before tnx came and went"
+$IP link add tnx type xnet_tnic || fail "ip link add tnx"
+wput /sys/class/net/tnx/pp_frag_pool_pages 64 || fail "pool on tnx"
+wput $D/tnx/dma_optin 1 || fail "opt-in tnx"
+$IP link del tnx || fail "ip link del tnx"
+pp_global
+ktap_diag "tnx (same DMA device) deleted: tn0's orphans mapped ${PG[orphans_mapped]} (before: $m0), handed over ${PG[handed_over]} (before: $h0)"
+expect_eq "${PG[orphans_mapped]}" "$m0" "tn0's mapped orphans after tnx went"
+expect_eq "${PG[handed_over]}" "$h0" "pages handed over busy after tnx went"
+pp_stream_end "tn0's stream while tnx came and went"
+pp_dma_idle tn0
+: >"$XNET_TMP/release8"
+wait $hpid || fail "holder: $(<"$XNET_TMP/hold8")"
+wait $rpid 2>/dev/null || true
+wput $POOLF 0 || fail "pool 0"
+wait_until 10 orphans_gone || fail "orphans ${PG[orphans]} after the holder exited (pages_owned ${PG[pages_owned]})"
+expect_eq "${PG[pages_owned]}" 0 "pages owned after the holder exited"
+tn_cleanup
 unload_mod pp_frag
 check_taint "$TAINT_OK_DEFAULT"
