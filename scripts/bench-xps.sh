@@ -46,16 +46,20 @@ env+="BENCH_PERF=${BENCH_PERF:-$perf} "
 # only, and one CPU makes every instruction counted CPU 0's.
 icount_shift=0
 icount_spec="shift=$icount_shift,sleep=off"
+# The commit measured (and "+dirty" with uncommitted changes to tracked
+# files): every table names it.
+code=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ -z "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] || code+=+dirty
 {
 	if [ "${BENCH_WALL:-1}" != 0 ]; then
-		echo "<!-- make bench-xps, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, load $(cut -d' ' -f1-3 /proc/loadavg), guest: 2 vCPUs TCG -->"
+		echo "<!-- make bench-xps, code $code, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, load $(cut -d' ' -f1-3 /proc/loadavg), guest: 2 vCPUs TCG -->"
 		echo
 		"$root/scripts/vmtest.sh" --cpus 2 --timeout 900 "$@" \
 			--shell-cmd "${env}bash tests/bench/xps-guest.sh"
 	fi
 	if [ "${BENCH_ICOUNT:-1}" != 0 ]; then
 		echo
-		echo "<!-- make bench-xps, icount boot, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), guest: TCG -icount $icount_spec, 2 vCPUs, maxcpus=1 -->"
+		echo "<!-- make bench-xps, icount boot, code $code, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), guest: TCG -icount $icount_spec, 2 vCPUs, maxcpus=1 -->"
 		echo
 		XNET_VM_ICOUNT=$icount_spec "$root/scripts/vmtest.sh" --icount --cpus 2 \
 			--append maxcpus=1 --timeout 1500 "$@" \
@@ -63,7 +67,7 @@ icount_spec="shift=$icount_shift,sleep=off"
 	fi
 	if [ "${BENCH_QUEUES_BOOT:-1}" != 0 ]; then
 		echo
-		echo "<!-- make bench-xps, many-queues boot, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), guest: 4 vCPUs TCG -->"
+		echo "<!-- make bench-xps, many-queues boot, code $code, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), guest: 4 vCPUs TCG -->"
 		echo
 		"$root/scripts/vmtest.sh" --cpus 4 --timeout 900 "$@" \
 			--shell-cmd "BENCH_QUICK=$quick bash tests/bench/xps-queues-guest.sh"
