@@ -72,7 +72,7 @@ static int ppf_enable(struct ppf_dev *pd, unsigned int pages)
 	if (!pool)
 		return -ENOMEM;
 	if (pd->dma_dev)
-		ppf_pool_dma_map(pool, pd->dma_dev, pd->dma_owner);
+		ppf_pool_dma_map(pool, pd);
 	ppf_disable(pd);
 	pd->pool = pool;
 	mutex_lock(&ppf_mutex);

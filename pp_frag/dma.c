@@ -11,6 +11,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/pci.h>
 #include <linux/rcupdate.h>
 #include <linux/rtnetlink.h>
 
@@ -29,19 +30,19 @@ static atomic64_t ppf_dma_owners = ATOMIC64_INIT(0);
  * only the device's coherence; the callbacks act only on a swiotlb bounce
  * buffer (untrusted devices, unaligned maps) or a device that is not
  * coherent (drivers/iommu/dma-iommu.c). So with a coherent device whose
- * IOMMU DMA domain translates @dma to @page itself, no sync is needed.
- * Atomic context is fine (ppf_map_new()).
+ * IOMMU DMA domain @dom translates @dma to @page itself, no sync is needed.
+ * @dom: the device's domain, looked up once at opt-in (process context:
+ * iommu_get_domain_for_dev() is for the device's own probed driver, not
+ * for atomic context), NULL without one. Atomic context is fine
+ * (ppf_map_new()).
  */
-bool ppf_dma_need_sync(struct device *dma_dev, struct page *page,
-		       dma_addr_t dma)
+bool ppf_dma_need_sync(struct device *dma_dev, struct iommu_domain *dom,
+		       struct page *page, dma_addr_t dma)
 {
-	struct iommu_domain *dom;
-
 	if (!dma_need_sync(dma_dev, dma))
 		return false;
 	if (!dev_is_dma_coherent(dma_dev))
 		return true;
-	dom = iommu_get_domain_for_dev(dma_dev);
 	return !dom || !iommu_is_dma_domain(dom) ||
 	       iommu_iova_to_phys(dom, dma) != page_to_phys(page);
 }
@@ -51,7 +52,7 @@ bool ppf_dma_need_sync(struct device *dma_dev, struct page *page,
  * that is not DMA-coherent)? pp_frag maps a page once and hands its frags
  * out with no sync: wrong for such a device. Tried on a page of our own.
  */
-static int ppf_dma_probe(struct device *dma_dev)
+static int ppf_dma_probe(struct device *dma_dev, struct iommu_domain *dom)
 {
 	struct page *page = alloc_page(GFP_KERNEL);
 	dma_addr_t dma;
@@ -64,7 +65,7 @@ static int ppf_dma_probe(struct device *dma_dev)
 	if (dma_mapping_error(dma_dev, dma)) {
 		err = -EIO;
 	} else {
-		if (ppf_dma_need_sync(dma_dev, page, dma))
+		if (ppf_dma_need_sync(dma_dev, dom, page, dma))
 			err = -EOPNOTSUPP;
 		dma_unmap_page_attrs(dma_dev, dma, PAGE_SIZE, DMA_TO_DEVICE,
 				     DMA_ATTR_SKIP_CPU_SYNC);
@@ -73,18 +74,43 @@ static int ppf_dma_probe(struct device *dma_dev)
 	return err;
 }
 
+/*
+ * An untrusted device (behind an external-facing port: Thunderbolt, USB4)
+ * gets sub-page isolation from iommu-dma: each mapping exposes only its
+ * own bytes, bounced where it does not fill whole pages. A pool page
+ * mapped once, whole, for every frag it will ever carry would show it
+ * whatever else is on that page, from any socket: refused.
+ */
+static bool ppf_dma_untrusted(struct device *dma_dev)
+{
+#ifdef CONFIG_PCI
+	return dev_is_pci(dma_dev) && to_pci_dev(dma_dev)->untrusted;
+#else
+	return false;
+#endif
+}
+
 int pp_frag_dma_register(struct net_device *dev, struct device *dma_dev)
 {
+	struct iommu_domain *dom;
 	struct ppf_dev *pd;
 	int err;
 
 	ASSERT_RTNL();
+	might_sleep();
 	pd = ppf_find(dev);
 	if (!pd || !dma_dev)
 		return -ENODEV;
 	if (pd->dma_dev)
 		return pd->dma_dev == dma_dev ? 0 : -EBUSY;
-	err = ppf_dma_probe(dma_dev);
+	if (ppf_dma_untrusted(dma_dev)) {
+		pr_warn_ratelimited("%s: %s is untrusted (an external-facing port): no premapped pool pages, the driver maps frags as usual\n",
+				    netdev_name(dev), dev_name(dma_dev));
+		return -EPERM;
+	}
+	/* Once, here: the driver's own process context. */
+	dom = iommu_get_domain_for_dev(dma_dev);
+	err = ppf_dma_probe(dma_dev, dom);
 	if (err == -EOPNOTSUPP)
 		pr_info_ratelimited("%s: %s needs DMA syncs (bounce buffering or not coherent): no premapped pool pages, the driver maps frags as usual\n",
 				    netdev_name(dev), dev_name(dma_dev));
@@ -93,9 +119,10 @@ int pp_frag_dma_register(struct net_device *dev, struct device *dma_dev)
 	/* ppf_mutex: not while the shrinker releases (and unmaps) pages. */
 	mutex_lock(&ppf_mutex);
 	pd->dma_dev = dma_dev;
+	pd->dma_dom = dom;
 	pd->dma_owner = atomic64_inc_return(&ppf_dma_owners);
 	if (pd->pool)
-		ppf_pool_dma_map(pd->pool, dma_dev, pd->dma_owner);
+		ppf_pool_dma_map(pd->pool, pd);
 	mutex_unlock(&ppf_mutex);
 	return 0;
 }
@@ -115,6 +142,7 @@ void ppf_dma_off(struct ppf_dev *pd)
 	mutex_unlock(&ppf_mutex);
 	ppf_orphans_reap(true, pd->dma_owner);
 	pd->dma_dev = NULL;
+	pd->dma_dom = NULL;
 	pd->dma_owner = 0;
 }
 

@@ -135,7 +135,7 @@ static void ppf_map_new(struct ppf_pool *pool, struct xnet_frag_slot *slot,
 				 DMA_TO_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
 	if (dma_mapping_error(dma_dev, dma))
 		goto err_free;
-	if (ppf_dma_need_sync(dma_dev, page, dma)) {
+	if (ppf_dma_need_sync(dma_dev, pool->dma_dom, page, dma)) {
 		this_cpu_inc(pool->stats->dma_refused);
 		goto err_unmap;
 	}
@@ -510,17 +510,18 @@ void ppf_orphans_stop(void)
 }
 
 /*
- * A driver opted in (RTNL): map every page for @dma_dev, on behalf of opt-in
- * @owner. Pages mapped now and later are unmapped when released (or by
- * ppf_pool_dma_unmap()).
+ * A driver opted in (RTNL): map every page for @pd's DMA device, on behalf
+ * of its opt-in. Pages mapped now and later are unmapped when released (or
+ * by ppf_pool_dma_unmap()).
  */
-int ppf_pool_dma_map(struct ppf_pool *pool, struct device *dma_dev, u64 owner)
+int ppf_pool_dma_map(struct ppf_pool *pool, const struct ppf_dev *pd)
 {
 	unsigned int i;
 
 	spin_lock_bh(&pool->lock);
-	pool->dma_owner = owner;
-	WRITE_ONCE(pool->dma_dev, dma_dev);
+	pool->dma_owner = pd->dma_owner;
+	pool->dma_dom = pd->dma_dom;
+	WRITE_ONCE(pool->dma_dev, pd->dma_dev);
 	for (i = 0; i < pool->state.cap; i++) {
 		struct xnet_frag_slot *slot = &pool->slots[i];
 
@@ -542,6 +543,7 @@ void ppf_pool_dma_unmap(struct ppf_pool *pool)
 	spin_lock_bh(&pool->lock);
 	WRITE_ONCE(pool->dma_dev, NULL);
 	pool->dma_owner = 0;
+	pool->dma_dom = NULL;
 	for (i = 0; i < pool->state.cap; i++) {
 		struct xnet_frag_slot *slot = &pool->slots[i];
 

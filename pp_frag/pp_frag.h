@@ -33,6 +33,8 @@ struct ppf_cache {
 	struct xnet_frag_cache c;
 };
 
+struct iommu_domain;
+
 /*
  * A device's pool. Published in an RCU hash by device while enabled; the
  * refill hook reaches it under rcu_read_lock(). @lock protects @state's
@@ -49,6 +51,7 @@ struct ppf_pool {
 	struct ppf_stats __percpu *stats;
 	struct xarray dma_pages;		/* pfn -> slot (value entry), DMA */
 	struct device *dma_dev;			/* the driver's, while opted in */
+	struct iommu_domain *dma_dom;		/* its IOMMU domain, or NULL */
 	u64 dma_owner;				/* that opt-in (ppf_dev.dma_owner) */
 	int nid;				/* NUMA node of the device */
 	unsigned int order;			/* pages to allocate */
@@ -61,7 +64,8 @@ bool ppf_pool_refill(struct ppf_pool *pool, struct page_frag *pfrag);
 unsigned long ppf_pool_shrink(struct ppf_pool *pool, unsigned long max);
 unsigned long ppf_pool_idle_estimate(struct ppf_pool *pool);
 int ppf_pool_stats_show(struct ppf_pool *pool, char *buf);	/* RCU */
-int ppf_pool_dma_map(struct ppf_pool *pool, struct device *dma_dev, u64 owner);
+struct ppf_dev;
+int ppf_pool_dma_map(struct ppf_pool *pool, const struct ppf_dev *pd);
 void ppf_pool_dma_unmap(struct ppf_pool *pool);
 dma_addr_t ppf_pool_dma_addr(struct ppf_pool *pool, struct page *page);
 void ppf_pool_show_pages(struct ppf_pool *pool, struct seq_file *m);
@@ -81,6 +85,7 @@ struct ppf_dev {
 	struct xnet_ndev nd;		/* the device table: list, device */
 	struct ppf_pool *pool;		/* published in the RCU hash too */
 	struct device *dma_dev;		/* a driver's DMA opt-in */
+	struct iommu_domain *dma_dom;	/* its IOMMU domain (at opt-in), or NULL */
 	u64 dma_owner;			/* that opt-in's number: its mappings' owner */
 };
 
@@ -100,8 +105,8 @@ void ppf_shrinker_exit(void);
 
 /* dma.c */
 void ppf_dma_off(struct ppf_dev *pd);				/* RTNL */
-bool ppf_dma_need_sync(struct device *dma_dev, struct page *page,
-		       dma_addr_t dma);
+bool ppf_dma_need_sync(struct device *dma_dev, struct iommu_domain *dom,
+		       struct page *page, dma_addr_t dma);
 
 /* debugfs.c */
 void ppf_debugfs_init(void);

@@ -12,13 +12,20 @@
  * 32-bit mask, say) is left unmapped. Behind an IOMMU (iommu-dma) a
  * coherent device whose IOVA translates to the page itself qualifies,
  * although 6.1's dma_need_sync() says yes for every iommu-dma mapping.
+ * An untrusted PCI device (behind an external-facing port) is refused
+ * with -EPERM: iommu-dma limits each of its mappings to its own bytes,
+ * which a whole pool page mapped once would undo. Call it from the
+ * driver's process context (it may sleep: the IOMMU domain is looked up
+ * there, once). Other errors: -ENODEV (@dev unknown to pp_frag, or no
+ * @dma_dev), -EBUSY (@dev opted in for another DMA device).
  * At transmit, pp_frag_dma_addr() gives the DMA address of the frag's
  * page itself (a tail page of a compound pool page included: add the
  * frag's offset), or DMA_MAPPING_ERROR for any other page (map it as
  * usual, with the syncs of the DMA API). The mapping belongs to pp_frag:
  * never unmap it. Opt out (under RTNL) only once the device no longer
  * transmits (ndo_stop after the TX rings drained): mappings of pages
- * still in flight are dropped then.
+ * still in flight are dropped then: this device's only, whatever other
+ * devices (ports of the same NIC) share @dma_dev.
  * The driver keeps pp_frag loaded while opted in (symbol_get() or a
  * module dependency).
  */

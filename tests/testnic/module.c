@@ -36,9 +36,14 @@ static char *tn_dma_pci;
 module_param_named(dma_pci, tn_dma_pci, charp, 0444);
 MODULE_PARM_DESC(dma_pci, "DMA device: this driverless PCI device (DDDD:BB:DD.F), e.g. QEMU's edu behind a virtual IOMMU; default: a platform device of the module's own");
 
+static bool tn_dma_untrusted;
+module_param_named(dma_untrusted, tn_dma_untrusted, bool, 0444);
+MODULE_PARM_DESC(dma_untrusted, "with dma_pci=: mark that device untrusted while loaded, as the PCI core marks one behind an external-facing port (tests pp_frag's refusal)");
+
 static struct platform_device *tn_dma_pdev;
 static struct pci_dev *tn_dma_pcidev;
 static u64 tn_dma_pci_mask, tn_dma_pci_cmask;	/* restored at unload */
+static bool tn_dma_pci_untrusted;		/* restored at unload */
 
 /* ---- the DMA device ---------------------------------------------------- */
 
@@ -103,6 +108,9 @@ static int __init tn_dma_pci_init(void)
 		return err;
 	}
 	tn_dma_pcidev = pdev;
+	tn_dma_pci_untrusted = pdev->untrusted;
+	if (tn_dma_untrusted)
+		pdev->untrusted = 1;
 	tn_dma_dev = &pdev->dev;
 	tn_dma_path(tn_dma_dev);
 	pr_info("DMA device %s, %s\n", pci_name(pdev), tn_dma_iommu ?
@@ -157,6 +165,7 @@ static void tn_dma_exit(void)
 	if (tn_dma_pcidev) {
 		dma_set_mask(&tn_dma_pcidev->dev, tn_dma_pci_mask);
 		dma_set_coherent_mask(&tn_dma_pcidev->dev, tn_dma_pci_cmask);
+		tn_dma_pcidev->untrusted = tn_dma_pci_untrusted;
 		pci_dev_put(tn_dma_pcidev);
 		tn_dma_pcidev = NULL;
 	}
@@ -192,6 +201,10 @@ static int __init tn_init(void)
 	      tn_check_param("flow_entries", tn_flow_entries, 1, TN_FLOWS_MAX);
 	if (err)
 		return err;
+	if (tn_dma_untrusted && (!tn_dma_pci || !*tn_dma_pci)) {
+		pr_err("dma_untrusted=1 needs dma_pci=\n");
+		return -EINVAL;
+	}
 	tn_flow_entries = roundup_pow_of_two(max(tn_flow_entries,
 						 TN_FLOWS_MIN));
 

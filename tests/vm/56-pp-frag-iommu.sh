@@ -23,6 +23,8 @@
 #    a bad_addr (tests/regress/pp_frag-iommu-busy-page-unmapped.patch).
 # 5. rmmod and a second load on the same device (its reference and masks
 #    were given back).
+# 6. The same device marked untrusted (dma_untrusted=1): the opt-in is
+#    refused with EPERM (issue 28, defect 3).
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
@@ -116,4 +118,45 @@ expect_eq "${DM[path]}" iommu "the DMA path after a reload"
 pp_dma_xfer 9855 2000000
 [ "$DMAPS" -gt 0 ] || fail "no map after the reload"
 unload_mod $MOD
+
+# ---- 6. an untrusted device (as the PCI core marks one behind an
+# external-facing port): iommu-dma isolates its mappings to their own
+# bytes, which a whole pool page mapped once would undo. The opt-in is
+# refused with EPERM and one warning; nothing is mapped for it. The NIC's
+# own maps of an untrusted device would need swiotlb bounce buffers,
+# which this guest may not have: no traffic here.
+load_mod pp_frag/pp_frag
+$IP netns del $NS
+TN_PARAMS="dma_pci=$EDU dma_untrusted=1" tn_setup
+trap pp_tn_cleanup EXIT
+wput $POOLF 64 || fail "pool on tn0"
+werr() { WERR=$({ printf '%s\n' "$2" >"$1"; } 2>&1) || true; }
+werr "$OPTIN" 1
+[[ $WERR == *"Operation not permitted"* ]] || fail "opt-in for an untrusted device: '$WERR', want EPERM"
+rd "$OPTIN"
+expect_eq "$R" 0 "dma_optin after the refusal"
+dmesg_count "tn0: * is untrusted (an external-facing port)"
+expect_eq "$DMESG_N" 1 "warnings about the untrusted device"
+pp_global
+expect_eq "${PG[orphans_mapped]}" 0 "mapped orphans"
+wput $POOLF 0 || fail "pool 0"
+unload_mod $MOD
+# The mark is the NIC's while loaded: without it, the opt-in works again.
+$IP netns del $NS
+TN_PARAMS="dma_pci=$EDU" tn_setup
+trap pp_tn_cleanup EXIT
+wput $POOLF 64 || fail "pool on tn0"
+wput "$OPTIN" 1 || fail "opt-in once the untrusted mark was taken back"
+wput "$OPTIN" 0 || fail "opt-out"
+wput $POOLF 0 || fail "pool 0"
+unload_mod $MOD
+unload_mod pp_frag
+# dma_untrusted= without dma_pci=: refused, one error, nothing loaded.
+dmesg_count "dma_untrusted=1 needs dma_pci="
+n0=$DMESG_N
+out=$(/sbin/insmod "$(mod_path $KO)" dma_untrusted=1 2>&1) && fail "dma_untrusted=1 alone loaded"
+[[ $out == *"Invalid parameters"* ]] || fail "dma_untrusted=1 alone: '$out', want EINVAL"
+! mod_loaded $MOD || fail "dma_untrusted=1 alone: $MOD loaded"
+dmesg_count "dma_untrusted=1 needs dma_pci="
+expect_eq "$DMESG_N" $((n0 + 1)) "errors logged for dma_untrusted=1 alone"
 check_taint "$TAINT_OK_DEFAULT"
