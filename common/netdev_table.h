@@ -31,6 +31,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <net/net_namespace.h>
 
 #include <xnet/abi.h>
 
@@ -87,6 +88,7 @@ struct xnet_ndev_table {
 	struct hlist_head list;		/* of xnet_ndev, RTNL */
 	struct notifier_block nb;
 	bool loading;		/* register_netdevice_notifier() replays */
+	bool stopping;		/* unregister_netdevice_notifier() replays */
 };
 
 /* RTNL. */
@@ -150,6 +152,36 @@ static inline int xnet_ndev_attach(struct xnet_ndev_table *t,
 	return err;
 }
 
+/*
+ * RTNL. @nd's device moved to another network namespace
+ * (dev_change_net_namespace(): NETDEV_UNREGISTER, then NETDEV_REGISTER,
+ * its reg_state NETREG_REGISTERED throughout). Its state stays as it was;
+ * its files go to the new namespace's owner, as the kernel's own do
+ * (netdev_change_owner()), so that a container's root can write the
+ * files of a device moved into its namespace.
+ */
+static inline void xnet_ndev_moved(struct xnet_ndev_table *t,
+				   struct xnet_ndev *nd)
+{
+	kuid_t uid;
+	kgid_t gid;
+	int err;
+
+	net_ns_get_ownership(dev_net(nd->dev), &uid, &gid);
+	err = sysfs_group_change_owner(&nd->dev->dev.kobj, &t->group, uid, gid);
+	if (err && net_ratelimit())
+		netdev_warn(nd->dev, KBUILD_MODNAME ": files not handed to the new namespace's owner: %d\n",
+			    err);
+}
+
+/* A netns move's NETDEV_UNREGISTER, not a replay of our own notifier's. */
+static inline bool xnet_ndev_moving(const struct xnet_ndev_table *t,
+				    const struct net_device *dev)
+{
+	return dev->reg_state == NETREG_REGISTERED &&
+	       !xnet_ndev_loading(t) && !t->stopping;
+}
+
 static inline int xnet_ndev_notify(struct notifier_block *nb,
 				   unsigned long event, void *ptr)
 {
@@ -160,13 +192,20 @@ static inline int xnet_ndev_notify(struct notifier_block *nb,
 
 	switch (event) {
 	case NETDEV_REGISTER:
+		/* Ours already: the end of a netns move. */
+		nd = xnet_ndev_find(t, dev);
+		if (nd) {
+			xnet_ndev_moved(t, nd);
+			return NOTIFY_DONE;
+		}
 		/* At load (the notifier's replay) a failure fails the load. */
 		if (xnet_ndev_attach(t, dev) && xnet_ndev_loading(t))
 			return notifier_from_errno(-ENOMEM);
 		return NOTIFY_DONE;
 	case NETDEV_UNREGISTER:
+		/* A netns move keeps the device, and its state, ours. */
 		nd = xnet_ndev_find(t, dev);
-		if (nd)
+		if (nd && !xnet_ndev_moving(t, dev))
 			xnet_ndev_detach(t, nd);
 		return NOTIFY_DONE;
 	case NETDEV_DOWN:
@@ -211,11 +250,13 @@ static inline void xnet_ndev_table_stop(struct xnet_ndev_table *t)
 	struct xnet_ndev *nd;
 
 	/* Replays NETDEV_UNREGISTER for every device: all detached. */
+	t->stopping = true;
 	unregister_netdevice_notifier(&t->nb);
 	rtnl_lock();
 	hlist_for_each_entry_safe(nd, tmp, &t->list, node)
 		xnet_ndev_detach(t, nd);
 	rtnl_unlock();
+	t->stopping = false;
 }
 
 /* The knob's show and store. */

@@ -387,8 +387,8 @@ static noinline void xfl_no_bql(struct xfl_dev *xd, struct net_device *dev)
 {
 	if (!xd->warned_no_bql && atomic_inc_return(&xd->no_bql) == 1000) {
 		xd->warned_no_bql = true;
-		pr_warn("%s: BQL counters never move: the driver does not report its queues to BQL, steering cannot protect its flows\n",
-			netdev_name(dev));
+		pr_warn_ratelimited("%s: BQL counters never move: the driver does not report its queues to BQL, steering cannot protect its flows\n",
+				    netdev_name(dev));
 	}
 }
 

@@ -96,12 +96,12 @@ static int xfl_tp_on(struct xfl_tp *x)
 	if (!x->tp)
 		for_each_kernel_tracepoint(xfl_find_tp, x);
 	if (!x->tp) {
-		pr_err("tracepoint net:%s not found\n", x->name);
+		pr_err_ratelimited("tracepoint net:%s not found\n", x->name);
 		return -ENOENT;
 	}
 	err = tracepoint_probe_register(x->tp, x->probe, NULL);
 	if (err)
-		pr_err("cannot attach to net:%s: %d\n", x->name, err);
+		pr_err_ratelimited("cannot attach to net:%s: %d\n", x->name, err);
 	return err;
 }
 
@@ -160,7 +160,7 @@ static int xfl_pick_resolve(void)
 		return 0;
 	err = register_kprobe(&kp);
 	if (err) {
-		pr_err("cannot find netdev_core_pick_tx(): %d\n", err);
+		pr_err_ratelimited("cannot find netdev_core_pick_tx(): %d\n", err);
 		return err;
 	}
 	xfl_pick_ip = (unsigned long)kp.addr;
@@ -177,13 +177,14 @@ static int xfl_pick_on(void)
 		return err;
 	err = ftrace_set_filter_ip(&xfl_pick_ops, xfl_pick_ip, 0, 1);
 	if (err) {
-		pr_err("cannot trace netdev_core_pick_tx(): %d\n", err);
+		pr_err_ratelimited("cannot trace netdev_core_pick_tx(): %d\n", err);
 		return err;
 	}
 	err = register_ftrace_function(&xfl_pick_ops);
 	if (err) {
-		pr_err("cannot hook netdev_core_pick_tx(): %d%s\n", err,
-		       err == -EBUSY ? " (a livepatch or another IPMODIFY hook owns it)" : "");
+		pr_err_ratelimited("cannot hook netdev_core_pick_tx(): %d%s\n", err,
+				   err == -EBUSY ?
+				   " (a livepatch or another IPMODIFY hook owns it)" : "");
 		ftrace_set_filter_ip(&xfl_pick_ops, xfl_pick_ip, 1, 0);
 	}
 	return err;

@@ -16,6 +16,8 @@
 # 3. pp_frag devices=dx0:16 applies to the initial namespace only: a
 #    container's dx0 gets no pool; a device renamed to dx0 in init_net
 #    gets its pool.
+# 4. A device moved into a container's namespace keeps its table and its
+#    pool, and the container's root can write its table file.
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
@@ -88,5 +90,40 @@ $IP link set dy0 name dx0 || fail "rename dy0 to dx0"
 expect_eq "$(cat /sys/class/net/dx0/pp_frag_pool_pages)" 16 "pool of dx0 after the rename"
 $IP link del dx0
 $IP link del d0
+
+# ---- 4. a device moved into a container's namespace keeps its table and
+# its pool (a netns move is NETDEV_UNREGISTER then NETDEV_REGISTER; the
+# modules used to drop the device's state there), and its files are the
+# container's to write, as the kernel's own are (netdev_change_owner()).
+$IP link add d2 numtxqueues 4 numrxqueues 4 type dummy || fail "ip link add d2"
+echo 256 >/sys/class/net/d2/xps_dev_flow_table_cnt || fail "table on d2"
+echo 16 >/sys/class/net/d2/pp_frag_pool_pages || fail "pool on d2"
+rm -f "$XNET_TMP/cpid" "$XNET_TMP/moved"
+# shellcheck disable=SC2016 # expanded by the inner shell
+unshare -Urnm bash -c '
+	set -u
+	T=$1
+	echo $$ >"$T/cpid"
+	for _ in $(seq 200); do [ -e "$T/moved" ] && break; sleep 0.05; done
+	mount -t sysfs none /sys || { echo "mount sysfs failed"; exit 1; }
+	F=/sys/class/net/d2
+	echo "xps_now=$(cat $F/xps_dev_flow_table_cnt)"
+	echo "pp_now=$(cat $F/pp_frag_pool_pages)"
+	echo 64 >$F/xps_dev_flow_table_cnt && echo "xps_write=ok" || echo "xps_write=refused"
+	echo "xps_after=$(cat $F/xps_dev_flow_table_cnt)"
+' bash "$XNET_TMP" >"$XNET_TMP/moved.out" 2>&1 &
+cpid_job=$!
+for _ in $(seq 100); do [ -s "$XNET_TMP/cpid" ] && break; sleep 0.05; done
+read -r cpid <"$XNET_TMP/cpid" || fail "the container did not start"
+$IP link set d2 netns "$cpid" || fail "moving d2 into the container's namespace"
+: >"$XNET_TMP/moved"
+wait $cpid_job || fail "container: $(<"$XNET_TMP/moved.out")"
+while read -r l; do ktap_diag "moved in: $l"; done <"$XNET_TMP/moved.out"
+grep -qx "xps_now=256" "$XNET_TMP/moved.out" || fail "d2's table after the move: $(<"$XNET_TMP/moved.out")"
+grep -qx "pp_now=16" "$XNET_TMP/moved.out" || fail "d2's pool after the move"
+grep -qx "xps_write=ok" "$XNET_TMP/moved.out" || fail "the container's root could not write d2's table file"
+grep -qx "xps_after=64" "$XNET_TMP/moved.out" || fail "d2's table after the container's write"
+# The container's namespace went with it, and the dummy device with that.
+[ ! -e /sys/class/net/d2 ] || $IP link del d2
 unload_mod pp_frag
 unload_mod xps_flow
