@@ -257,7 +257,11 @@ wput $D/tnx/dma_optin 1 || fail "opt-in tnx"
 $IP link del tnx || fail "ip link del tnx"
 pp_global
 ktap_diag "tnx (same DMA device) deleted: tn0's orphans mapped ${PG[orphans_mapped]} (before: $m0), handed over ${PG[handed_over]} (before: $h0)"
-expect_eq "${PG[orphans_mapped]}" "$m0" "tn0's mapped orphans after tnx went"
+# Orphans that idle meanwhile (pages in flight when the pool was replaced)
+# go as they should; the held page cannot idle, and a forced release of a
+# busy page counts as handed over.
+[ "${PG[orphans_mapped]}" -ge 1 ] ||
+	fail "tn0's mapped orphans after tnx went: ${PG[orphans_mapped]} (the held page's mapping dropped)"
 expect_eq "${PG[handed_over]}" "$h0" "pages handed over busy after tnx went"
 pp_stream_end "tn0's stream while tnx came and went"
 pp_dma_idle tn0
