@@ -45,6 +45,29 @@ cleanup() {
 werr() { WERR=$({ printf '%s\n' "$2" >"$1"; } 2>&1) || true; }
 orphans_gone() { pp_flush_defer "" 10.99.0.2; pp_global; [ "${PG[orphans]}" -eq 0 ]; }
 refcnt() { read -r R </sys/module/pp_frag/refcnt; }
+# holder PORT RELEASE OUT: a task that sends 300 kB to 10.99.0.2:PORT, waits
+# until every byte is acknowledged (no skb holds its page_frag's page any
+# more: only the task's task_frag does, until the process exits), prints
+# "sent" to OUT, and closes once the file RELEASE exists. Its pid: HPID.
+holder() {
+	$PY - "$2" "$1" >"$3" 2>&1 <<'PYEOF' &
+import fcntl, os, socket, struct, sys, termios, time
+s = socket.create_connection(("10.99.0.2", int(sys.argv[2])))
+s.sendall(b"x" * 3000 * 100)
+for _ in range(600):
+    if struct.unpack("i", fcntl.ioctl(s, termios.TIOCOUTQ, b"\0" * 4))[0] == 0:
+        break
+    time.sleep(0.05)
+else:
+    sys.exit("data not acknowledged in 30 s")
+print("sent", flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.05)
+s.close()
+PYEOF
+	HPID=$!
+	wait_for_line "$3" sent || fail "holder: $(<"$3")"
+}
 
 # ---- 1. without pp_frag
 deps=$(/sbin/modinfo -F depends "$(mod_path $KO)")
@@ -172,24 +195,8 @@ pp_in $NS $PY "$PPS" recv 9809 --bind 10.99.0.2 >"$XNET_TMP/recv7" 2>&1 &
 rpid=$!
 wait_for_line "$XNET_TMP/recv7" listening || fail "receiver 9809: $(<"$XNET_TMP/recv7")"
 # The sender's task_frag keeps its last page until the process exits.
-$PY - "$XNET_TMP/release" >"$XNET_TMP/hold7" 2>&1 <<'PYEOF' &
-import fcntl, os, socket, struct, sys, termios, time
-s = socket.create_connection(("10.99.0.2", 9809))
-s.sendall(b"x" * 3000 * 100)
-# Every byte acknowledged: no skb holds the page any more, only task_frag.
-for _ in range(600):
-    if struct.unpack("i", fcntl.ioctl(s, termios.TIOCOUTQ, b"\0" * 4))[0] == 0:
-        break
-    time.sleep(0.05)
-else:
-    sys.exit("data not acknowledged in 30 s")
-print("sent", flush=True)
-while not os.path.exists(sys.argv[1]):
-    time.sleep(0.05)
-s.close()
-PYEOF
-hpid=$!
-wait_for_line "$XNET_TMP/hold7" sent || fail "holder: $(<"$XNET_TMP/hold7")"
+holder 9809 "$XNET_TMP/release" "$XNET_TMP/hold7"
+hpid=$HPID
 pp_global
 [ "${PG[pages_owned]}" -gt 0 ] || fail "no pool page before the device went"
 $IP link del tn0 || fail "ip link del tn0"
@@ -227,23 +234,8 @@ wput "$OPTIN" 1 || fail "opt-in tn0"
 pp_in $NS $PY "$PPS" recv 9810 --bind 10.99.0.2 >"$XNET_TMP/recv8" 2>&1 &
 rpid=$!
 wait_for_line "$XNET_TMP/recv8" listening || fail "receiver 9810: $(<"$XNET_TMP/recv8")"
-$PY - "$XNET_TMP/release8" 9810 >"$XNET_TMP/hold8" 2>&1 <<'PYEOF' &
-import fcntl, os, socket, struct, sys, termios, time
-s = socket.create_connection(("10.99.0.2", int(sys.argv[2])))
-s.sendall(b"y" * 3000 * 100)
-for _ in range(600):
-    if struct.unpack("i", fcntl.ioctl(s, termios.TIOCOUTQ, b"\0" * 4))[0] == 0:
-        break
-    time.sleep(0.05)
-else:
-    sys.exit("data not acknowledged in 30 s")
-print("sent", flush=True)
-while not os.path.exists(sys.argv[1]):
-    time.sleep(0.05)
-s.close()
-PYEOF
-hpid=$!
-wait_for_line "$XNET_TMP/hold8" sent || fail "holder: $(<"$XNET_TMP/hold8")"
+holder 9810 "$XNET_TMP/release8" "$XNET_TMP/hold8"
+hpid=$HPID
 wput $POOLF 128 || fail "tn0's pool replaced"
 pp_global
 m0=${PG[orphans_mapped]:-0} h0=${PG[handed_over]:-0}
