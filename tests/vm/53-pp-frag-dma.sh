@@ -68,6 +68,17 @@ PYEOF
 	HPID=$!
 	wait_for_line "$3" sent || fail "holder: $(<"$3")"
 }
+# opted_in_held PORT TAG: tn0 with a 64-page pool, opted in; a receiver on
+# 10.99.0.2:PORT (pid RPID, output recvTAG) and a holder task keeping one
+# of the pool's pages (pid HPID, output holdTAG, released by releaseTAG).
+opted_in_held() {
+	wput $POOLF 64 || fail "pool on tn0"
+	wput "$OPTIN" 1 || fail "opt-in tn0"
+	pp_in $NS $PY "$PPS" recv "$1" --bind 10.99.0.2 >"$XNET_TMP/recv$2" 2>&1 &
+	RPID=$!
+	wait_for_line "$XNET_TMP/recv$2" listening || fail "receiver $1: $(<"$XNET_TMP/recv$2")"
+	holder "$1" "$XNET_TMP/release$2" "$XNET_TMP/hold$2"
+}
 
 # ---- 1. without pp_frag
 deps=$(/sbin/modinfo -F depends "$(mod_path $KO)")
@@ -189,14 +200,9 @@ load_mod pp_frag/pp_frag
 $IP netns del $NS
 TN_PARAMS=optout_first=0 tn_setup
 trap cleanup EXIT # after tn_setup's own
-wput $POOLF 64 || fail "pool on tn0"
-wput "$OPTIN" 1 || fail "opt-in tn0"
-pp_in $NS $PY "$PPS" recv 9809 --bind 10.99.0.2 >"$XNET_TMP/recv7" 2>&1 &
-rpid=$!
-wait_for_line "$XNET_TMP/recv7" listening || fail "receiver 9809: $(<"$XNET_TMP/recv7")"
 # The sender's task_frag keeps its last page until the process exits.
-holder 9809 "$XNET_TMP/release" "$XNET_TMP/hold7"
-hpid=$HPID
+opted_in_held 9809 7
+rpid=$RPID hpid=$HPID
 pp_global
 [ "${PG[pages_owned]}" -gt 0 ] || fail "no pool page before the device went"
 $IP link del tn0 || fail "ip link del tn0"
@@ -205,7 +211,7 @@ ktap_diag "device deleted with a busy page: orphans ${PG[orphans]} orphans_mappe
 [ "${PG[orphans]}" -gt 0 ] || fail "no orphan: the holder's page was not a pool page?"
 expect_eq "${PG[orphans_mapped]:-missing}" 0 "orphans still mapped for the deleted device"
 unload_mod $MOD
-: >"$XNET_TMP/release"
+: >"$XNET_TMP/release7"
 wait $hpid || fail "holder: $(<"$XNET_TMP/hold7")"
 kill $rpid 2>/dev/null || true	# its peer is gone: no FIN will come
 wait $rpid 2>/dev/null || true
@@ -229,13 +235,8 @@ load_mod pp_frag/pp_frag
 $IP netns del $NS 2>/dev/null || true
 tn_setup
 trap cleanup EXIT # after tn_setup's own
-wput $POOLF 64 || fail "pool on tn0"
-wput "$OPTIN" 1 || fail "opt-in tn0"
-pp_in $NS $PY "$PPS" recv 9810 --bind 10.99.0.2 >"$XNET_TMP/recv8" 2>&1 &
-rpid=$!
-wait_for_line "$XNET_TMP/recv8" listening || fail "receiver 9810: $(<"$XNET_TMP/recv8")"
-holder 9810 "$XNET_TMP/release8" "$XNET_TMP/hold8"
-hpid=$HPID
+opted_in_held 9810 8
+rpid=$RPID hpid=$HPID
 wput $POOLF 128 || fail "tn0's pool replaced"
 pp_global
 m0=${PG[orphans_mapped]:-0} h0=${PG[handed_over]:-0}
