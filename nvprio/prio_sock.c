@@ -67,6 +67,7 @@ struct nvprio_sock {
 	u32 orig;			/* priority before we set it */
 	u32 applied;			/* the value we set */
 	int rule;			/* matching rule, -1: so_priority */
+	u64 walked;			/* the last walk that handled it */
 };
 
 static const struct nvprio_ops *nvprio_ops;
@@ -103,6 +104,24 @@ static DECLARE_WORK(nvprio_refill, nvprio_refill_work);
 
 static atomic_long_t nvprio_tagged, nvprio_reapplied, nvprio_restored,
 	nvprio_untracked, nvprio_foreign, nvprio_nomem, nvprio_rescans;
+
+/*
+ * The longest time a walk of the table held nvprio_lock (interrupts off),
+ * and the most sockets it handled in one hold. Written under nvprio_lock.
+ */
+static u64 nvprio_walk_max_ns;
+static unsigned int nvprio_walk_max_socks;
+
+/* Caller holds nvprio_lock, taken at local_clock() @t0, for @n sockets. */
+static void nvprio_walk_note(u64 t0, unsigned int n)
+{
+	u64 ns = local_clock() - t0;
+
+	if (ns > nvprio_walk_max_ns)
+		WRITE_ONCE(nvprio_walk_max_ns, ns);
+	if (n > nvprio_walk_max_socks)
+		WRITE_ONCE(nvprio_walk_max_socks, n);
+}
 
 static struct dentry *nvprio_debugfs;
 
@@ -419,16 +438,72 @@ static void nvprio_untrack(struct nvprio_sock *e, bool restore)
 	atomic_long_inc(&nvprio_untracked);
 }
 
-static void nvprio_reapply_all(void)
+/*
+ * Call @fn on every managed socket, in batches: nvprio_lock is a raw
+ * spinlock (the probe takes it with preemption off), so whatever runs
+ * under it runs with interrupts off, on PREEMPT_RT too. A walk takes it
+ * per bucket and for NVPRIO_WALK_BATCH sockets at most, and lets go in
+ * between; each socket is handled once (its walk number), also when a
+ * bucket takes several holds. A socket tracked meanwhile got the config
+ * of the moment; one untracked meanwhile needs nothing. Process context:
+ * walks run one at a time (nvprio_walk_mutex).
+ */
+#define NVPRIO_WALK_BATCH	32
+
+static DEFINE_MUTEX(nvprio_walk_mutex);
+static u64 nvprio_walk_gen;		/* under nvprio_walk_mutex */
+
+static void nvprio_walk(void (*fn)(struct nvprio_sock *e, void *arg),
+			void *arg)
 {
 	struct nvprio_sock *e;
+	struct hlist_node *tmp;
 	unsigned long flags;
-	int bkt;
+	unsigned int bkt, n;
+	bool more;
+	u64 gen, t0;
 
-	raw_spin_lock_irqsave(&nvprio_lock, flags);
-	hash_for_each(nvprio_socks, bkt, e, node)
-		nvprio_apply(e, true);
-	raw_spin_unlock_irqrestore(&nvprio_lock, flags);
+	might_sleep();
+	mutex_lock(&nvprio_walk_mutex);
+	gen = ++nvprio_walk_gen;
+	for (bkt = 0; bkt < HASH_SIZE(nvprio_socks); bkt++) {
+		if ((bkt & 63) == 63)
+			cond_resched();
+		/* A socket added meanwhile needs no walk (see above). */
+		if (hlist_empty(&nvprio_socks[bkt]))
+			continue;
+		do {
+			n = 0;
+			more = false;
+			raw_spin_lock_irqsave(&nvprio_lock, flags);
+			t0 = local_clock();
+			hlist_for_each_entry_safe(e, tmp, &nvprio_socks[bkt], node) {
+				if (e->walked == gen)
+					continue;
+				if (n == NVPRIO_WALK_BATCH) {
+					more = true;
+					break;
+				}
+				e->walked = gen;
+				fn(e, arg);
+				n++;
+			}
+			if (n)
+				nvprio_walk_note(t0, n);
+			raw_spin_unlock_irqrestore(&nvprio_lock, flags);
+		} while (more);
+	}
+	mutex_unlock(&nvprio_walk_mutex);
+}
+
+static void nvprio_reapply_one(struct nvprio_sock *e, void *arg)
+{
+	nvprio_apply(e, true);
+}
+
+static void nvprio_reapply_all(void)
+{
+	nvprio_walk(nvprio_reapply_one, NULL);
 }
 
 /* ---- the tracepoint ------------------------------------------------------ */
@@ -682,17 +757,15 @@ static void nvprio_show_addr(struct seq_file *m, const struct sock *sk, bool loc
 	seq_printf(m, " %pISpc", &ss);
 }
 
+static void nvprio_note_one(struct nvprio_sock *e, void *arg)
+{
+	nvprio_note_foreign(e, READ_ONCE(e->sk->sk_priority));
+}
+
 /* Foreign sockets are noticed lazily: look at all of them now. */
 static void nvprio_note_all_foreign(void)
 {
-	struct nvprio_sock *e;
-	unsigned long flags;
-	int bkt;
-
-	raw_spin_lock_irqsave(&nvprio_lock, flags);
-	hash_for_each(nvprio_socks, bkt, e, node)
-		nvprio_note_foreign(e, READ_ONCE(e->sk->sk_priority));
-	raw_spin_unlock_irqrestore(&nvprio_lock, flags);
+	nvprio_walk(nvprio_note_one, NULL);
 }
 
 /*
@@ -747,6 +820,8 @@ static int nvprio_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "foreign %ld\n", atomic_long_read(&nvprio_foreign));
 	seq_printf(m, "nomem %ld\n", atomic_long_read(&nvprio_nomem));
 	seq_printf(m, "rescans %ld\n", atomic_long_read(&nvprio_rescans));
+	seq_printf(m, "walk_max_ns %llu\n", READ_ONCE(nvprio_walk_max_ns));
+	seq_printf(m, "walk_max_socks %u\n", READ_ONCE(nvprio_walk_max_socks));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nvprio_stats);
@@ -764,6 +839,8 @@ int nvprio_init(const struct nvprio_ops *ops)
 		return -ENOENT;
 	}
 	nvprio_spares_want = NVPRIO_SPARES;
+	nvprio_walk_max_ns = 0;
+	nvprio_walk_max_socks = 0;
 	ret = nvprio_spares_fill();
 	if (ret)
 		goto err_spares;
@@ -791,13 +868,18 @@ err_spares:
 	return ret;
 }
 
+/* Unload: give @e's socket back its priority; @arg collects the entry. */
+static void nvprio_release_one(struct nvprio_sock *e, void *arg)
+{
+	nvprio_untrack(e, true);
+	hlist_add_head(&e->dead, arg);
+}
+
 void nvprio_exit(void)
 {
 	struct nvprio_sock *e;
 	struct hlist_node *tmp;
-	unsigned long flags;
 	HLIST_HEAD(dead);
-	int bkt;
 
 	debugfs_remove_recursive(nvprio_debugfs);
 
@@ -811,12 +893,7 @@ void nvprio_exit(void)
 	cancel_work_sync(&nvprio_refill);
 
 	/* Restore every socket; drop the references unlocked. */
-	raw_spin_lock_irqsave(&nvprio_lock, flags);
-	hash_for_each_safe(nvprio_socks, bkt, tmp, e, node) {
-		nvprio_untrack(e, true);
-		hlist_add_head(&e->dead, &dead);
-	}
-	raw_spin_unlock_irqrestore(&nvprio_lock, flags);
+	nvprio_walk(nvprio_release_one, &dead);
 	hlist_for_each_entry_safe(e, tmp, &dead, dead) {
 		sock_put(e->sk);
 		kfree_rcu(e, rcu);
