@@ -154,7 +154,7 @@ check-debug:
 # test 32); not the XPS ones (30, 4x: a datapath with neither), nor 60
 # (needs CONFIG_FAULT_INJECTION: the debug tier runs it). VMTEST_RT_TESTS=
 # overrides.
-VMTEST_RT_TESTS ?= 01 2 31 32 5 61
+VMTEST_RT_TESTS ?= 01 2 31 32 33 5 61
 vmtest-rt:
 	$(ROOT)/scripts/vmtest.sh --rt --series $(SERIES) $(VMTEST_RT_TESTS)
 
