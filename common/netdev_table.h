@@ -51,6 +51,20 @@ struct xnet_ndev {
 #define XNET_KNOB_INIT_NS_ADMIN	0x1	/* CAP_NET_ADMIN in init_user_ns, not the netns' */
 #define XNET_KNOB_REFUSAL_ERR	0x2	/* the refusal at KERN_ERR, not KERN_WARNING */
 
+/*
+ * Writes by a namespace's admin (a knob without XNET_KNOB_INIT_NS_ADMIN,
+ * written without CAP_NET_ADMIN in the initial user namespace: a
+ * container's root) share one budget per knob, all devices and namespaces
+ * together: XNET_KNOB_NS_BURST at once, then XNET_KNOB_NS_RATE per second;
+ * past it the write is refused with -EBUSY and nothing changes. A change
+ * may cost the host an expedited grace period under RTNL and kernel text
+ * patching (xps_flow's hooks): a container looping writes must not turn
+ * that into a host-wide stall. The initial namespace's admin is never
+ * limited.
+ */
+#define XNET_KNOB_NS_BURST	32
+#define XNET_KNOB_NS_RATE	10
+
 struct xnet_ndev_table;
 
 struct xnet_ndev_knob {
@@ -60,6 +74,10 @@ struct xnet_ndev_knob {
 	unsigned int flags;		/* XNET_KNOB_* */
 	u32 (*get)(struct xnet_ndev *nd);
 	int (*set)(struct xnet_ndev *nd, u32 val);
+	/* The namespaces' budget (RTNL): jiffies of credit, and when. */
+	unsigned long ns_credit;
+	unsigned long ns_stamp;
+	bool ns_stamped;
 };
 
 /*
@@ -277,11 +295,36 @@ static inline ssize_t xnet_ndev_knob_show(struct device *d,
 	return sysfs_emit(buf, "%u\n", n);
 }
 
+/*
+ * RTNL held. May a namespace's admin change @k now? Takes one write's
+ * worth of the budget (HZ / XNET_KNOB_NS_RATE jiffies of credit, which
+ * accrues with time up to XNET_KNOB_NS_BURST writes' worth).
+ */
+static inline bool xnet_ndev_knob_ns_budget(struct xnet_ndev_knob *k)
+{
+	const unsigned long cost = DIV_ROUND_UP(HZ, XNET_KNOB_NS_RATE);
+	const unsigned long full = XNET_KNOB_NS_BURST * cost;
+	unsigned long now = jiffies;
+
+	ASSERT_RTNL();
+	if (!k->ns_stamped) {
+		k->ns_credit = full;
+		k->ns_stamped = true;
+	} else {
+		k->ns_credit = min(full, k->ns_credit + (now - k->ns_stamp));
+	}
+	k->ns_stamp = now;
+	if (k->ns_credit < cost)
+		return false;
+	k->ns_credit -= cost;
+	return true;
+}
+
 static inline ssize_t xnet_ndev_knob_store(struct device *d,
 					   struct device_attribute *attr,
 					   const char *buf, size_t len)
 {
-	const struct xnet_ndev_knob *k = container_of(attr, struct xnet_ndev_knob, attr);
+	struct xnet_ndev_knob *k = container_of(attr, struct xnet_ndev_knob, attr);
 	struct net_device *dev = to_net_dev(d);
 	const char *name = attr->attr.name;
 	struct xnet_parse_res res;
@@ -308,6 +351,14 @@ static inline ssize_t xnet_ndev_knob_store(struct device *d,
 	if (!rtnl_trylock())
 		return restart_syscall();
 	nd = xnet_ndev_find(k->table, dev);
+	if (nd && !(k->flags & XNET_KNOB_INIT_NS_ADMIN) &&
+	    !capable(CAP_NET_ADMIN) && !xnet_ndev_knob_ns_budget(k)) {
+		rtnl_unlock();
+		pr_warn_ratelimited("%s: %s: refused: writes from user namespaces are limited to %d a second (%d at once)\n",
+				    netdev_name(dev), name, XNET_KNOB_NS_RATE,
+				    XNET_KNOB_NS_BURST);
+		return -EBUSY;
+	}
 	err = nd ? k->set(nd, val) : -ENODEV;
 	rtnl_unlock();
 	return err ? err : len;

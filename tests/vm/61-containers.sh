@@ -18,6 +18,16 @@
 #    gets its pool.
 # 4. A device moved into a container's namespace keeps its table and its
 #    pool, and the container's root can write its table file.
+# 5. A container's root looping table writes (on, off, ...) for LOOP_S
+#    seconds: each change may cost the host an expedited grace period
+#    under RTNL and, for the first and last table, kernel text patching
+#    (issue 28, defect 5). Writes from user namespaces share a budget
+#    (XNET_KNOB_NS_BURST 32 at once, then 10 a second): the loop gets at
+#    most that many through, the rest -EBUSY with one warning, the table
+#    always the last value that went through; the initial namespace's
+#    writes go through meanwhile. Reported: the writes per second that went
+#    through, and how many RTNL operations the host completed meanwhile
+#    (MTU changes of a dummy in a loop) against as long a time alone.
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
@@ -125,5 +135,89 @@ grep -qx "xps_write=ok" "$XNET_TMP/moved.out" || fail "the container's root coul
 grep -qx "xps_after=64" "$XNET_TMP/moved.out" || fail "d2's table after the container's write"
 # The container's namespace went with it, and the dummy device with that.
 [ ! -e /sys/class/net/d2 ] || $IP link del d2
+
+# ---- 5. a container looping table writes
+LOOP_S=4
+$IP link add dh0 type dummy || fail "ip link add dh0"
+$IP link add dh1 numtxqueues 4 numrxqueues 4 type dummy || fail "ip link add dh1"
+# RTNL operations of the host's admin in SECS seconds.
+rtnl_ops() { # SECS -> R
+	local n=0 end=$(($(date +%s%N) + $1 * 1000000000))
+	while [ "$(date +%s%N)" -lt $end ]; do
+		$IP link set dh0 mtu $((1400 + n % 2)) || fail "host: ip link set dh0 mtu"
+		n=$((n + 1))
+	done
+	R=$n
+}
+dmesg_count "writes from user namespaces are limited"
+warn0=$DMESG_N
+rm -f "$XNET_TMP/loop"
+rtnl_ops $LOOP_S
+alone=$R
+# a. The budget, by writes that change nothing (0 on a device without a
+# table: cheap, so that they outrun 10 a second whatever the host's load):
+# the first refusal comes after the burst and what accrued meanwhile.
+# b. The cost: the loop of on/off writes for LOOP_S seconds, the host's
+# RTNL operations counted meanwhile.
+# shellcheck disable=SC2016 # expanded by the inner shell
+unshare -Urnm bash -c '
+	set -u
+	mount -t sysfs none /sys || { echo "mount sysfs failed"; exit 1; }
+	/sbin/ip link add d0 numtxqueues 4 numrxqueues 4 type dummy || { echo "ip link add failed"; exit 1; }
+	F=/sys/class/net/d0/xps_dev_flow_table_cnt
+	n=0 start=$(date +%s%N)
+	while [ $n -lt 400 ] && { echo 0 >$F; } 2>/dev/null; do n=$((n + 1)); done
+	echo "budget=$n ms=$((($(date +%s%N) - start) / 1000000))"
+	sleep 4	# the burst back
+	: >"$2/loop"
+	ok=0 busy=0 other=0 last=0 bad=0 i=0
+	start=$(date +%s%N)
+	end=$((start + $1 * 1000000000))
+	while [ "$(date +%s%N)" -lt $end ]; do
+		v=$(( i % 2 ? 0 : 4096 ))
+		i=$((i + 1))
+		if err=$( { echo $v >$F; } 2>&1); then
+			ok=$((ok + 1)); last=$v
+		elif [[ $err == *"busy"* ]]; then
+			busy=$((busy + 1))
+		else
+			other=$((other + 1)); echo "error: $err"
+		fi
+		[ "$(cat $F)" = $last ] || bad=$((bad + 1))
+	done
+	echo "ok=$ok busy=$busy other=$other bad=$bad ms=$((($(date +%s%N) - start) / 1000000))"
+' bash $LOOP_S "$XNET_TMP" >"$XNET_TMP/loop.out" 2>&1 &
+loop_job=$!
+wait_until 60 test -e "$XNET_TMP/loop" || fail "container: $(<"$XNET_TMP/loop.out")"
+rtnl_ops $LOOP_S
+beside=$R
+wait $loop_job || fail "container loop: $(<"$XNET_TMP/loop.out")"
+out=$(<"$XNET_TMP/loop.out")
+while read -r l; do ktap_diag "container: $l"; done <<<"$out"
+[[ $out =~ budget=([0-9]+)\ ms=([0-9]+) ]] || fail "container budget: $out"
+n=${BASH_REMATCH[1]} ms=${BASH_REMATCH[2]}
+most=$((32 + 10 * (ms + 999) / 1000))
+[ "$n" -lt 400 ] || fail "container: 400 writes in $ms ms, none refused (budget $most)"
+if [ "$n" -lt 28 ] || [ "$n" -gt $most ]; then
+	fail "container: the first refusal after $n writes in $ms ms, want 28..$most"
+fi
+[[ $out =~ ok=([0-9]+)\ busy=([0-9]+)\ other=([0-9]+)\ bad=([0-9]+)\ ms=([0-9]+) ]] ||
+	fail "container loop: $out"
+ok=${BASH_REMATCH[1]} busy=${BASH_REMATCH[2]} other=${BASH_REMATCH[3]}
+bad=${BASH_REMATCH[4]} ms=${BASH_REMATCH[5]}
+ktap_diag "container loop: $ok writes went through in $ms ms ($((ok * 1000 / (ms + 1))) a second), $busy refused; host RTNL ops in ${LOOP_S} s: $beside beside the loop, $alone without it"
+[ "$other" -eq 0 ] || fail "container loop: $other writes failed otherwise than busy"
+[ "$bad" -eq 0 ] || fail "container loop: the table was not the last value written $bad times"
+most=$((32 + 10 * (ms + 999) / 1000))
+[ "$ok" -le $most ] || fail "container loop: $ok writes went through in $ms ms, budget $most"
+dmesg_count "writes from user namespaces are limited"
+[ "$DMESG_N" -gt "$warn0" ] || fail "no warning for the refused writes"
+# The initial namespace's admin is never limited, the budget spent or not.
+for ((i = 0; i < 40; i++)); do
+	echo $((i % 2 ? 0 : 256)) >/sys/class/net/dh1/xps_dev_flow_table_cnt ||
+		fail "host write $i refused after the container's loop"
+done
+$IP link del dh1
+$IP link del dh0
 unload_mod pp_frag
 unload_mod xps_flow
