@@ -14,9 +14,19 @@ static struct dentry *ppf_debugfs;
 
 static int ppf_global_show(struct seq_file *m, void *v)
 {
+	static const char *const walk[PPF_WALKS] = { "map", "unmap" };
+	unsigned int slots;
+	int dir;
+	u64 ns;
+
 	seq_printf(m, "pages_owned %ld\norphans %lu\norphans_mapped %lu\nhanded_over %ld\n",
 		   atomic_long_read(&ppf_pages_owned), ppf_orphans_count(),
 		   ppf_orphans_mapped(), atomic_long_read(&ppf_handed_over));
+	for (dir = 0; dir < PPF_WALKS; dir++) {
+		ppf_hold_max(dir, &ns, &slots);
+		seq_printf(m, "dma_%s_hold_max_ns %llu\ndma_%s_hold_max_slots %u\n",
+			   walk[dir], ns, walk[dir], slots);
+	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ppf_global);

@@ -18,6 +18,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/sched/clock.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
@@ -510,6 +511,32 @@ void ppf_orphans_stop(void)
 }
 
 /*
+ * The longest hold of a pool lock (BHs off) by a whole-pool DMA walk since
+ * load, per direction, and the slots that hold examined (debugfs
+ * "global"). Every walk runs under RTNL, which serialises the updates.
+ */
+static u64 ppf_hold_ns[PPF_WALKS];
+static unsigned int ppf_hold_slots[PPF_WALKS];
+
+/* RTNL. A walk of @dir held its pool's lock since @t0 for @slots slots. */
+static void ppf_hold_note(enum ppf_walk dir, u64 t0, unsigned int slots)
+{
+	u64 ns = local_clock() - t0;
+
+	if (ns <= ppf_hold_ns[dir])
+		return;
+	WRITE_ONCE(ppf_hold_ns[dir], ns);
+	WRITE_ONCE(ppf_hold_slots[dir], slots);
+}
+
+/* A snapshot (the two values may come from different walks). */
+void ppf_hold_max(enum ppf_walk dir, u64 *ns, unsigned int *slots)
+{
+	*ns = READ_ONCE(ppf_hold_ns[dir]);
+	*slots = READ_ONCE(ppf_hold_slots[dir]);
+}
+
+/*
  * A driver opted in (RTNL): map every page for @pd's DMA device, on behalf
  * of its opt-in. Pages mapped now and later are unmapped when released (or
  * by ppf_pool_dma_unmap()).
@@ -517,8 +544,10 @@ void ppf_orphans_stop(void)
 int ppf_pool_dma_map(struct ppf_pool *pool, const struct ppf_dev *pd)
 {
 	unsigned int i;
+	u64 t0;
 
 	spin_lock_bh(&pool->lock);
+	t0 = local_clock();
 	pool->dma_owner = pd->dma_owner;
 	pool->dma_dom = pd->dma_dom;
 	WRITE_ONCE(pool->dma_dev, pd->dma_dev);
@@ -528,6 +557,7 @@ int ppf_pool_dma_map(struct ppf_pool *pool, const struct ppf_dev *pd)
 		if (slot->state != XNET_FRAG_UNUSED && !slot->dma)
 			ppf_map_new(pool, slot, i);
 	}
+	ppf_hold_note(PPF_WALK_MAP, t0, i);
 	spin_unlock_bh(&pool->lock);
 	return 0;
 }
@@ -537,10 +567,12 @@ void ppf_pool_dma_unmap(struct ppf_pool *pool)
 {
 	struct device *dma_dev = pool->dma_dev;
 	unsigned int i;
+	u64 t0;
 
 	if (!dma_dev)
 		return;
 	spin_lock_bh(&pool->lock);
+	t0 = local_clock();
 	WRITE_ONCE(pool->dma_dev, NULL);
 	pool->dma_owner = 0;
 	pool->dma_dom = NULL;
@@ -555,6 +587,7 @@ void ppf_pool_dma_unmap(struct ppf_pool *pool)
 		slot->dma = 0;
 		kfree(ppf_rec_take(pool, i));
 	}
+	ppf_hold_note(PPF_WALK_UNMAP, t0, i);
 	spin_unlock_bh(&pool->lock);
 }
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 timeout=600 qemu="-device intel-iommu -device edu,addr=0x10" append="intel_iommu=on iommu.strict=1"
+# vmtest: cpus=2 mem=4096 timeout=900 qemu="-device intel-iommu -device edu,addr=0x10" append="intel_iommu=on iommu.strict=1"
 #
 # pp_frag's driver DMA API behind a (virtual) IOMMU in strict mode, where
 # every dma_map_page() allocates an IOVA and writes the IOMMU's page table
@@ -25,6 +25,11 @@
 #    were given back).
 # 6. The same device marked untrusted (dma_untrusted=1): the opt-in is
 #    refused with EPERM (issue 28, defect 3).
+# 7. The largest pool (65,536 pages), filled with busy pages (2,048 on the
+#    debug kernel), opted in, emptied, used, opted out (issue 28, defect 2):
+#    the longest hold of the pool lock, BHs off, by the map and unmap
+#    walks (debugfs global) is reported; the walk mapped the pages (a
+#    stream afterwards uses pp_frag's mappings).
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
@@ -159,4 +164,37 @@ out=$(/sbin/insmod "$(mod_path $KO)" dma_untrusted=1 2>&1) && fail "dma_untruste
 ! mod_loaded $MOD || fail "dma_untrusted=1 alone: $MOD loaded"
 dmesg_count "dma_untrusted=1 needs dma_pci="
 expect_eq "$DMESG_N" $((n0 + 1)) "errors logged for dma_untrusted=1 alone"
+
+# ---- 7. the largest pool, full, opted in and out: how long a whole-pool
+# DMA walk holds the pool lock with BHs off. A fresh load: the maxima
+# count from 0.
+PPF_MAX=65536
+fill=$PPF_MAX
+[ "${XNET_VM_CHECKERS:-0}" = 0 ] || fill=2048
+load_mod pp_frag/pp_frag
+$IP netns del $NS
+TN_PARAMS="dma_pci=$EDU" tn_setup
+trap 'pp_fill_end; pp_tn_cleanup' EXIT
+wput $POOLF $PPF_MAX || fail "pool of $PPF_MAX pages on tn0"
+pp_fill tn0 "$NS" 10.99.0.2 9856 $fill 300
+[ "$FILLED" -ge $((fill / 2)) ] || fail "$FILLED pages in tn0's pool, want >= $((fill / 2))"
+wput "$OPTIN" 1 || fail "opt-in with $FILLED pages"
+pp_global
+ktap_diag "opt-in, $FILLED pages: longest hold ${PG[dma_map_hold_max_ns]} ns, ${PG[dma_map_hold_max_slots]} slots"
+pp_fill_end
+trap pp_tn_cleanup EXIT
+pp_dma_xfer 9857 8000000
+frags=$((DMAPS + DSAVED))
+ktap_diag "after the walk: frags $frags: saved $DSAVED, mapped $DMAPS"
+[ $((DSAVED * 100)) -ge $((frags * 95)) ] || fail "saved $DSAVED of $frags frags after the opt-in's walk, want >= 95%"
+wput "$OPTIN" 0 || fail "opt-out of the largest pool"
+pp_global
+ktap_diag "opt-out, $FILLED pages: longest hold ${PG[dma_unmap_hold_max_ns]} ns, ${PG[dma_unmap_hold_max_slots]} slots"
+expect_eq "${PG[orphans_mapped]}" 0 "mapped orphans after the opt-out"
+pp_dma_idle tn0
+wput $POOLF 0 || fail "pool 0"
+owned_none() { pp_flush_defer "" 10.99.0.2; pp_global; [ "${PG[pages_owned]}" = 0 ]; }
+wait_until 20 owned_none || fail "pages_owned ${PG[pages_owned]} after pool 0"
+unload_mod $MOD
+unload_mod pp_frag
 check_taint "$TAINT_OK_DEFAULT"

@@ -222,3 +222,94 @@ pp_trace_lost() {
 pp_trace_frees_stop() {
 	[ ! -d $PPT ] || { wput $PPT/events/kmem/mm_page_free/enable 0; rmdir $PPT; } || true
 }
+
+# pp_fill DEV NS ADDR PORT PAGES SECS: DEV's pool filled with PAGES busy
+# pages (or as many as SECS allow): a listener in NS on ADDR:PORT that never
+# accepts nor reads, and 4 sockets from init_net that write into it until
+# the receive windows close and then fill their send queues (SO_SNDBUF
+# 1 GiB, net.core.wmem_max and net.ipv4.tcp_mem raised meanwhile), each
+# new 32 KiB of data a new pool page. The writer stops when DEV's pool has
+# PAGES pages and holds them until pp_fill_end kills it (SO_LINGER 0: an
+# abortive close frees its queues at once). Pages in the pool: FILLED.
+PP_FILL_PY='
+import signal, socket, struct, sys, time
+dev, addr, port, want, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+def pages():
+    with open("/sys/class/net/%s/pp_frag_stats" % dev) as f:
+        for l in f:
+            k, v = l.split()
+            if k == "pages":
+                return int(v)
+socks = []
+for i in range(4):
+    s = socket.create_connection((addr, port))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 29)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.setblocking(False)
+    socks.append(s)
+buf = bytes(1 << 20)
+end = time.monotonic() + secs
+sent = since = 0
+n = pages()
+while n < want and time.monotonic() < end:
+    moved = 0
+    for s in socks:
+        try:
+            moved += s.send(buf)
+        except BlockingIOError:
+            pass
+    sent += moved
+    since += moved
+    if not moved:
+        time.sleep(0.05)
+    if since >= 16 << 20 or not moved:
+        n, since = pages(), 0
+print("filled pages=%d sent=%d" % (pages(), sent), flush=True)
+signal.pause()
+'
+PP_LISTEN_PY='
+import signal, socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen(16)
+print("listening", flush=True)
+signal.pause()
+'
+pp_fill() {
+	local dev=$1 ns=$2 addr=$3 port=$4 want=$5 secs=$6 l
+	rd /proc/sys/net/core/wmem_max
+	PP_WMEM0=$R
+	rd /proc/sys/net/ipv4/tcp_mem
+	PP_TCPMEM0=$R
+	wput /proc/sys/net/core/wmem_max $((1 << 29)) || fail "wmem_max"
+	wput /proc/sys/net/ipv4/tcp_mem "4194304 8388608 16777216" || fail "tcp_mem"
+	FOUT=$XNET_TMP/fill.$port LOUT=$XNET_TMP/listen.$port
+	pp_in "$ns" $PY -c "$PP_LISTEN_PY" "$addr" "$port" >"$LOUT" 2>&1 &
+	LPID=$!
+	wait_for_line "$LOUT" listening || fail "listener on $addr:$port: $(<"$LOUT")"
+	$PY -c "$PP_FILL_PY" "$dev" "$addr" "$port" "$want" "$secs" >"$FOUT" 2>&1 &
+	FPID=$!
+	for ((l = 0; l < secs + 60; l++)); do
+		grep -q '^filled ' "$FOUT" && break
+		kill -0 $FPID 2>/dev/null || fail "the pool's filler ended: $(<"$FOUT")"
+		nsleep 1
+	done
+	l=$(grep '^filled ' "$FOUT") || fail "the pool's filler did not finish in $((secs + 60)) s"
+	FILLED=${l#filled pages=}
+	FILLED=${FILLED%% *}
+	ktap_diag "$dev's pool filled: $l"
+}
+
+# pp_fill_end: the filler and its listener killed (their sockets' pages
+# let go), the sysctls put back.
+pp_fill_end() {
+	local p
+	for p in ${FPID:-} ${LPID:-}; do
+		kill -9 "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	FPID='' LPID=''
+	[ -z "${PP_WMEM0:-}" ] || wput /proc/sys/net/core/wmem_max "$PP_WMEM0" || true
+	[ -z "${PP_TCPMEM0:-}" ] || wput /proc/sys/net/ipv4/tcp_mem "$PP_TCPMEM0" || true
+}
