@@ -537,58 +537,108 @@ void ppf_hold_max(enum ppf_walk dir, u64 *ns, unsigned int *slots)
 }
 
 /*
- * A driver opted in (RTNL): map every page for @pd's DMA device, on behalf
- * of its opt-in. Pages mapped now and later are unmapped when released (or
- * by ppf_pool_dma_unmap()).
+ * The whole-pool DMA walks below examine at most PPF_DMA_BATCH slots per
+ * hold of the pool lock, then let BHs (and the refills that wait for the
+ * lock) run and reschedule: a pool has up to XNET_FRAG_MAX_PAGES pages,
+ * and behind a strict IOMMU every unmap invalidates the IOTLB. Between
+ * two holds the slots may change state, and nothing is lost: a page that
+ * joins the pool meanwhile is mapped by its refill (ppf_map_new(), as soon
+ * as pool->dma_dev is set) or not at all (once it is NULL again), and each
+ * hold decides on what it sees under the lock; pages leave a pool only by
+ * the shrinker, which ppf_mutex keeps out (or, for a pool not published
+ * yet, nothing reaches it), and by ppf_pool_destroy() under RTNL, which
+ * the walks hold.
+ */
+#define PPF_DMA_BATCH	32
+
+/*
+ * A driver opted in (RTNL, and ppf_mutex for a published pool): map every
+ * page for @pd's DMA device, on behalf of its opt-in. Pages mapped now and
+ * later are unmapped when released (or by ppf_pool_dma_unmap()). Until the
+ * walk reaches a page, pp_frag_dma_addr() says the page has no mapping:
+ * the driver maps that frag itself.
  */
 int ppf_pool_dma_map(struct ppf_pool *pool, const struct ppf_dev *pd)
 {
-	unsigned int i;
+	unsigned int i = 0, first, end;
 	u64 t0;
 
 	spin_lock_bh(&pool->lock);
-	t0 = local_clock();
 	pool->dma_owner = pd->dma_owner;
 	pool->dma_dom = pd->dma_dom;
 	WRITE_ONCE(pool->dma_dev, pd->dma_dev);
-	for (i = 0; i < pool->state.cap; i++) {
-		struct xnet_frag_slot *slot = &pool->slots[i];
-
-		if (slot->state != XNET_FRAG_UNUSED && !slot->dma)
-			ppf_map_new(pool, slot, i);
-	}
-	ppf_hold_note(PPF_WALK_MAP, t0, i);
 	spin_unlock_bh(&pool->lock);
+	while (i < pool->state.cap) {
+		first = i;
+		end = min(i + PPF_DMA_BATCH, pool->state.cap);
+		spin_lock_bh(&pool->lock);
+		t0 = local_clock();
+		for (; i < end; i++) {
+			struct xnet_frag_slot *slot = &pool->slots[i];
+
+			/* A page, not mapped (by its refill) yet. */
+			if (slot->state != XNET_FRAG_UNUSED && !slot->dma)
+				ppf_map_new(pool, slot, i);
+		}
+		ppf_hold_note(PPF_WALK_MAP, t0, i - first);
+		spin_unlock_bh(&pool->lock);
+		cond_resched();
+	}
 	return 0;
 }
 
-/* The driver opts out (RTNL); it no longer transmits pool pages. */
+/*
+ * The driver opts out (RTNL, ppf_mutex); it no longer transmits pool
+ * pages. Under the lock a mapping is only detached (no lookup finds it
+ * any more, no refill maps a new page: pool->dma_dev is NULL); the
+ * unmaps, each an IOTLB invalidation behind a strict IOMMU, come after
+ * the lock is dropped, as the shrinker does.
+ */
 void ppf_pool_dma_unmap(struct ppf_pool *pool)
 {
+	struct {
+		struct ppf_orphan *rec;
+		dma_addr_t dma;
+		unsigned int order;
+	} out[PPF_DMA_BATCH];
 	struct device *dma_dev = pool->dma_dev;
-	unsigned int i;
+	unsigned int i = 0, first, end, n, k;
 	u64 t0;
 
 	if (!dma_dev)
 		return;
 	spin_lock_bh(&pool->lock);
-	t0 = local_clock();
 	WRITE_ONCE(pool->dma_dev, NULL);
 	pool->dma_owner = 0;
 	pool->dma_dom = NULL;
-	for (i = 0; i < pool->state.cap; i++) {
-		struct xnet_frag_slot *slot = &pool->slots[i];
-
-		if (!slot->dma)
-			continue;
-		xa_erase(&pool->dma_pages, page_to_pfn((struct page *)slot->page));
-		dma_unmap_page_attrs(dma_dev, slot->dma, PAGE_SIZE << slot->order,
-				     DMA_TO_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
-		slot->dma = 0;
-		kfree(ppf_rec_take(pool, i));
-	}
-	ppf_hold_note(PPF_WALK_UNMAP, t0, i);
 	spin_unlock_bh(&pool->lock);
+	while (i < pool->state.cap) {
+		first = i;
+		end = min(i + PPF_DMA_BATCH, pool->state.cap);
+		n = 0;
+		spin_lock_bh(&pool->lock);
+		t0 = local_clock();
+		for (; i < end; i++) {
+			struct xnet_frag_slot *slot = &pool->slots[i];
+
+			if (!slot->dma)
+				continue;
+			xa_erase(&pool->dma_pages, page_to_pfn((struct page *)slot->page));
+			out[n].dma = slot->dma;
+			out[n].order = slot->order;
+			out[n].rec = ppf_rec_take(pool, i);
+			WRITE_ONCE(slot->dma, 0);
+			n++;
+		}
+		ppf_hold_note(PPF_WALK_UNMAP, t0, i - first);
+		spin_unlock_bh(&pool->lock);
+		for (k = 0; k < n; k++) {
+			dma_unmap_page_attrs(dma_dev, out[k].dma, PAGE_SIZE << out[k].order,
+					     DMA_TO_DEVICE, DMA_ATTR_SKIP_CPU_SYNC);
+			kfree(out[k].rec);
+		}
+		cond_resched();
+	}
 }
 
 /* RCU. The mapping of a pool page (compound head), or DMA_MAPPING_ERROR. */

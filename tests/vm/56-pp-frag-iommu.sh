@@ -27,9 +27,11 @@
 #    refused with EPERM (issue 28, defect 3).
 # 7. The largest pool (65,536 pages), filled with busy pages (2,048 on the
 #    debug kernel), opted in, emptied, used, opted out (issue 28, defect 2):
-#    the longest hold of the pool lock, BHs off, by the map and unmap
-#    walks (debugfs global) is reported; the walk mapped the pages (a
-#    stream afterwards uses pp_frag's mappings).
+#    the map and unmap walks hold the pool lock (BHs off) for at most 32
+#    slots at a time (pp_frag/pool.c PPF_DMA_BATCH; the longest hold's
+#    time is reported; tests/regress/pp_frag-dma-walk-one-hold.patch
+#    brings back the walk of the whole pool in one hold), and the walk
+#    mapped the pages (a stream afterwards uses pp_frag's mappings).
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
@@ -168,7 +170,11 @@ expect_eq "$DMESG_N" $((n0 + 1)) "errors logged for dma_untrusted=1 alone"
 # ---- 7. the largest pool, full, opted in and out: how long a whole-pool
 # DMA walk holds the pool lock with BHs off. A fresh load: the maxima
 # count from 0.
-PPF_MAX=65536
+PPF_MAX=65536 PPF_DMA_BATCH=32
+hold_ok() { # WALK: its longest hold examined at most PPF_DMA_BATCH slots
+	[ "${PG[dma_$1_hold_max_slots]}" -le $PPF_DMA_BATCH ] ||
+		fail "$1 walk: ${PG[dma_$1_hold_max_slots]} slots in one hold of the pool lock (${PG[dma_$1_hold_max_ns]} ns), want <= $PPF_DMA_BATCH"
+}
 fill=$PPF_MAX
 [ "${XNET_VM_CHECKERS:-0}" = 0 ] || fill=2048
 load_mod pp_frag/pp_frag
@@ -181,6 +187,7 @@ pp_fill tn0 "$NS" 10.99.0.2 9856 $fill 300
 wput "$OPTIN" 1 || fail "opt-in with $FILLED pages"
 pp_global
 ktap_diag "opt-in, $FILLED pages: longest hold ${PG[dma_map_hold_max_ns]} ns, ${PG[dma_map_hold_max_slots]} slots"
+hold_ok map
 pp_fill_end
 trap pp_tn_cleanup EXIT
 pp_dma_xfer 9857 8000000
@@ -190,6 +197,7 @@ ktap_diag "after the walk: frags $frags: saved $DSAVED, mapped $DMAPS"
 wput "$OPTIN" 0 || fail "opt-out of the largest pool"
 pp_global
 ktap_diag "opt-out, $FILLED pages: longest hold ${PG[dma_unmap_hold_max_ns]} ns, ${PG[dma_unmap_hold_max_slots]} slots"
+hold_ok unmap
 expect_eq "${PG[orphans_mapped]}" 0 "mapped orphans after the opt-out"
 pp_dma_idle tn0
 wput $POOLF 0 || fail "pool 0"
