@@ -224,13 +224,15 @@ pp_trace_frees_stop() {
 }
 
 # pp_fill DEV NS ADDR PORT PAGES SECS: DEV's pool filled with PAGES busy
-# pages (or as many as SECS allow): a listener in NS on ADDR:PORT that never
-# accepts nor reads, and 4 sockets from init_net that write into it until
-# the receive windows close and then fill their send queues (SO_SNDBUF
+# pages (or as many as SECS allow): a listener in NS (a namespace, not '')
+# on ADDR:PORT that never accepts nor reads, and 4 sockets from init_net
+# that write into it until the receive windows close and then fill their
+# send queues (SO_SNDBUF
 # 1 GiB, net.core.wmem_max and net.ipv4.tcp_mem raised meanwhile), each
 # new 32 KiB of data a new pool page. The writer stops when DEV's pool has
-# PAGES pages and holds them until pp_fill_end kills it (SO_LINGER 0: an
-# abortive close frees its queues at once). Pages in the pool: FILLED.
+# PAGES pages and holds them until pp_fill_end kills it and the listener
+# (SO_LINGER 0: an abortive close frees the send queues at once; the
+# listener's close frees the receive queues). Pages in the pool: FILLED.
 PP_FILL_PY='
 import signal, socket, struct, sys, time
 dev, addr, port, want, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
@@ -285,7 +287,8 @@ pp_fill() {
 	wput /proc/sys/net/core/wmem_max $((1 << 29)) || fail "wmem_max"
 	wput /proc/sys/net/ipv4/tcp_mem "4194304 8388608 16777216" || fail "tcp_mem"
 	FOUT=$XNET_TMP/fill.$port LOUT=$XNET_TMP/listen.$port
-	pp_in "$ns" $PY -c "$PP_LISTEN_PY" "$addr" "$port" >"$LOUT" 2>&1 &
+	# One process each (nsenter execs Python): $! is what pp_fill_end kills.
+	/usr/bin/nsenter --net=/run/netns/"$ns" $PY -c "$PP_LISTEN_PY" "$addr" "$port" >"$LOUT" 2>&1 &
 	LPID=$!
 	wait_for_line "$LOUT" listening || fail "listener on $addr:$port: $(<"$LOUT")"
 	$PY -c "$PP_FILL_PY" "$dev" "$addr" "$port" "$want" "$secs" >"$FOUT" 2>&1 &
