@@ -1042,6 +1042,29 @@ static void scale_release(struct sock_test *t)
 	}
 }
 
+/* Room for @n connected pairs, and the listener they connect to. */
+static struct socket *scale_setup(struct kunit *test, unsigned int n)
+{
+	struct sock_test *t = test->priv;
+
+	t->scale_cli = kunit_kcalloc(test, n, sizeof(*t->scale_cli),
+				     GFP_KERNEL);
+	t->scale_srv = kunit_kcalloc(test, n, sizeof(*t->scale_srv),
+				     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->scale_cli);
+	KUNIT_ASSERT_NOT_NULL(test, t->scale_srv);
+	return listener(test, AF_INET, NVME_PORT);
+}
+
+/* A probe that found no spare entry leaves @n's rest to the refill work. */
+static void scale_wait_tracked(unsigned int n)
+{
+	unsigned long end = jiffies + 10 * HZ;
+
+	while (READ_ONCE(nvprio_count) < n && time_before(jiffies, end))
+		usleep_range(2000, 5000);
+}
+
 /* Connect @n host sockets to @lsock, accepting each. */
 static void scale_connect(struct kunit *test, struct socket *lsock,
 			  unsigned int n)
@@ -1093,18 +1116,12 @@ static void nvme_tcp_prio_scale_sockets(struct kunit *test)
 	struct scale_clock off, on;
 	u64 write_ns, scan_ns, t0;
 	struct nvprio_sock *e;
-	unsigned long flags, end;
+	unsigned long flags;
 	size_t entry_bytes = 0;
 	struct socket *lsock;
 	struct snap s;
 
-	t->scale_cli = kunit_kcalloc(test, n, sizeof(*t->scale_cli),
-				     GFP_KERNEL);
-	t->scale_srv = kunit_kcalloc(test, n, sizeof(*t->scale_srv),
-				     GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t->scale_cli);
-	KUNIT_ASSERT_NOT_NULL(test, t->scale_srv);
-	lsock = listener(test, AF_INET, NVME_PORT);
+	lsock = scale_setup(test, n);
 
 	/* The probe pair alone: the engine detached (init attached it). */
 	nvprio_exit();
@@ -1123,10 +1140,7 @@ static void nvme_tcp_prio_scale_sockets(struct kunit *test)
 	scale_connect(test, lsock, n);
 	scale_clock_stop();
 	on = scale_clock;
-	/* A probe that found no spare entry leaves it to the refill work. */
-	end = jiffies + 10 * HZ;
-	while (READ_ONCE(nvprio_count) < n && time_before(jiffies, end))
-		usleep_range(2000, 5000);
+	scale_wait_tracked(n);
 	s = snap();
 	KUNIT_ASSERT_EQ(test, s.tracked, n);
 	KUNIT_EXPECT_EQ(test, scale_count_prio(t, 3), n);
@@ -1175,20 +1189,12 @@ static void nvme_tcp_prio_sock_walk_batches(struct kunit *test)
 	struct hlist_node *tmp;
 	struct socket *lsock;
 	unsigned int bkt, i, most;
-	unsigned long flags, end;
+	unsigned long flags;
 
-	t->scale_cli = kunit_kcalloc(test, n, sizeof(*t->scale_cli),
-				     GFP_KERNEL);
-	t->scale_srv = kunit_kcalloc(test, n, sizeof(*t->scale_srv),
-				     GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t->scale_cli);
-	KUNIT_ASSERT_NOT_NULL(test, t->scale_srv);
-	lsock = listener(test, AF_INET, NVME_PORT);
+	lsock = scale_setup(test, n);
 	KUNIT_ASSERT_EQ(test, set_so_priority("3"), 0);
 	scale_connect(test, lsock, n);
-	end = jiffies + 10 * HZ;
-	while (READ_ONCE(nvprio_count) < n && time_before(jiffies, end))
-		usleep_range(2000, 5000);
+	scale_wait_tracked(n);
 	KUNIT_ASSERT_EQ(test, snap().tracked, n);
 	KUNIT_ASSERT_EQ(test, scale_count_prio(t, 3), n);
 
