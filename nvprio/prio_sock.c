@@ -3,7 +3,7 @@
  * Socket-priority engine shared by nvme_tcp_prio and nvmet_tcp_prio: each
  * module compiles this file into its own prio_sock.o (nvprio/engine.mk).
  *
- * Mechanism (see README.md, "NVMe/TCP socket priority"):
+ * Mechanism (see Documentation/nvme-tcp-prio.md):
  * - The sock:inet_sock_set_state tracepoint sees every TCP state change.
  *   The module's classify() recognises the birth of an NVMe/TCP socket
  *   (host: CLOSE->SYN_SENT, before the SYN leaves; target: CLOSE->LISTEN

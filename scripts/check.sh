@@ -138,9 +138,9 @@ run_one() {
 # XNET_CHECK_LANES is 2 (the default): the check left 40 % of the two CPUs
 # idle with one guest at a time. Two guests slow each other down (vm-6.1:
 # 706 s alone, 1114 s beside the debug tier), so this saved 5 of 65
-# minutes, not half (README). The bench tier (every bench's quick form,
+# minutes, not half (Documentation/development.md). The bench tier (every bench's quick form,
 # ~10 minutes) runs last in the debug kernel's lane, the shorter one (debug
-# 3136 s against 3251 s for vm, vmself and rt in the README's timing). The
+# 3136 s against 3251 s for vm, vmself and rt in the timing of Documentation/development.md). The
 # tiers that compile (user, build, fuzz,
 # kunit) run first, alone, and so does the debug kernel's build when it is
 # not cached. XNET_CHECK_LANES=1: one tier at a time.
