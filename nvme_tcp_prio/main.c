@@ -31,3 +31,4 @@ MODULE_PARM_DESC(rules,
 		 "Per-endpoint priorities, first match wins: rule[;rule...], rule = field[,field...], fields prio=N (required), raddr=ADDR[/LEN] and rport=PORT (the target), laddr=ADDR[/LEN], lport=PORT; key=* is a wildcard; prio=0 leaves matching sockets untouched. Example: raddr=10.0.0.0/24,rport=4420,prio=3;raddr=fd00::/64,prio=5. Read back in canonical form. Writable: re-applied to live sockets.");
 MODULE_DESCRIPTION("SO_PRIORITY for the sockets of the in-tree NVMe/TCP host driver");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(XNET_VERSION);

@@ -39,3 +39,4 @@ MODULE_PARM_DESC(rules,
 		 "Per-endpoint priorities, first match wins: rule[;rule...], rule = field[,field...], fields prio=N (required), laddr=ADDR[/LEN] and lport=PORT (the nvmet port), raddr=ADDR[/LEN] (the host), rport=PORT; key=* is a wildcard; prio=0 leaves matching sockets untouched; rules with raddr/rport never match listeners. Example: lport=4420,prio=3;raddr=10.1.0.0/16,prio=2. Read back in canonical form. Writable: re-applied to live sockets.");
 MODULE_DESCRIPTION("SO_PRIORITY for the sockets of the in-tree NVMe/TCP target driver");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(XNET_VERSION);

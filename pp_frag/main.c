@@ -73,3 +73,4 @@ module_exit(pp_frag_exit);
 
 MODULE_DESCRIPTION("Socket-to-netdev page-frag recycling for socket transmit");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(XNET_VERSION);

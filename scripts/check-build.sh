@@ -90,6 +90,16 @@ check_install_dkms() {
 		result FAIL "$kver: make install: 4 modules in extra/, known to depmod" "$kout/install.log"
 	fi
 	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$root/dkms.conf")
+	# Every module's version is dkms.conf's (scripts/common.mk).
+	local ko bad=0
+	for ko in "$stage"/lib/modules/*/extra/*.ko*; do
+		[ "$(modinfo -F version "$ko")" = "$ver" ] || { echo "$ko: version '$(modinfo -F version "$ko")'"; bad=1; }
+	done >"$kout/version.log" 2>&1
+	if [ $bad -eq 0 ] && [ "$(find "$stage" -name '*.ko*' | wc -l)" -eq 4 ]; then
+		result OK "$kver: every module's version is dkms.conf's ($ver)"
+	else
+		result FAIL "$kver: every module's version is dkms.conf's ($ver)" "$kout/version.log"
+	fi
 	mkdir -p "$dk/src/xnet-$ver" "$dk/tree"
 	(cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$dk/src/xnet-$ver")
 	if dkms build -m xnet -v "$ver" -k "$kver" --kernelsourcedir "$KDIR" \

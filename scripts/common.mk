@@ -8,6 +8,14 @@
 # XNET_ROOT itself before including this file.
 XNET_ROOT ?= $(abspath $(if $(filter /%,$(src)),$(src),$(srctree)/$(src))/..)
 ccflags-y += -I$(XNET_ROOT)/include
+
+# The version of every module (MODULE_VERSION, modinfo, /sys/module/*/version):
+# dkms.conf's PACKAGE_VERSION, the one place it is written.
+XNET_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\([0-9][0-9a-z.~+-]*\)"$$/\1/p' $(XNET_ROOT)/dkms.conf)
+ifeq ($(XNET_VERSION),)
+$(error no PACKAGE_VERSION="..." line in $(XNET_ROOT)/dkms.conf)
+endif
+ccflags-y += -DXNET_VERSION='"$(XNET_VERSION)"'
 include $(XNET_ROOT)/compat/Kbuild.include
 include $(XNET_ROOT)/scripts/cxx.mk
 

@@ -24,3 +24,4 @@ module_exit(xps_flow_exit);
 
 MODULE_DESCRIPTION("XPS transmit flow steering with BQL in-flight tracking");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(XNET_VERSION);
