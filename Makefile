@@ -51,7 +51,8 @@ MODULES := nvme_tcp_prio nvmet_tcp_prio xps_flow pp_frag
 include $(ROOT)/compat/kmake.mk
 KMAKE = $(MAKE) -C $(KDIR) M=$(ROOT) $(XNET_KMAKE_FLAGS)
 
-.PHONY: all modules install clean setup check demo test-user kunit vmtest testnic faults hookcost kmake-flags \
+# make deb: build/deb/xnet-dkms_<version>_all.deb (scripts/make-deb.sh)
+.PHONY: deb all modules install clean setup check demo test-user kunit vmtest testnic faults hookcost kmake-flags \
 	vmtest-series \
 	check-build style sparse vmtest-selftest bench-nvme bench-xps bench-xps-tcp bench-pp bench-scale bench-quick \
 	debug-kernel vmtest-debug vmtest-selftest-debug check-debug vmtest-rt regress
@@ -60,6 +61,9 @@ all: modules
 
 modules:
 	$(KMAKE) modules
+
+deb:
+	$(ROOT)/scripts/make-deb.sh
 
 install: modules
 	$(KMAKE) INSTALL_MOD_DIR=extra KERNELRELEASE=$(KVER) modules_install

@@ -230,6 +230,21 @@ else
 	result FAIL "check-claims catches a ratio in no table" "$cdir/claims.log"
 fi
 
+# The Debian package (make deb): it builds, holds the DKMS source, the four
+# modules' dkms.conf and the example configuration, and lintian finds
+# nothing but that it ran as root.
+deb=$root/build/deb/xnet-dkms_$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$root/dkms.conf")_all.deb
+if "$root/scripts/make-deb.sh" >"$out/deb.log" 2>&1 && [ -f "$deb" ] &&
+	dpkg-deb -c "$deb" >"$out/deb.contents" &&
+	grep -q ' ./usr/src/xnet-[^/]*/dkms.conf$' "$out/deb.contents" &&
+	grep -q ' ./etc/modprobe.d/xnet.conf$' "$out/deb.contents" &&
+	grep -q ' ./etc/modules-load.d/xnet.conf$' "$out/deb.contents" &&
+	! grep -vE 'running with root privileges|^$' "$root/build/deb/lintian.log" >>"$out/deb.log"; then
+	result OK "make deb: the package builds, lintian clean"
+else
+	result FAIL "make deb: the package builds, lintian clean" "$out/deb.log"
+fi
+
 echo "KTAP version 1"
 echo "1..$n"
 printf '%s\n' "${cases[@]}"

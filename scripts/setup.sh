@@ -6,6 +6,7 @@
 #
 #   scripts/setup.sh            install what is missing (needs root or sudo)
 #   scripts/setup.sh --check    only report what is missing (exit 1 if any)
+#   scripts/setup.sh --deb      only what make deb needs
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -28,7 +29,11 @@ done
 PKGS_GUEST="iproute2 ethtool nvme-cli fio iperf3 procps util-linux linux-perf
 	dpdk-dev"
 
-want="$PKGS_BUILD $PKGS_TEST $PKGS_GUEST"
+# The package: make deb and its guest test.
+PKGS_DEB="dpkg-dev debhelper dh-dkms lintian dkms git"
+
+want="$PKGS_BUILD $PKGS_TEST $PKGS_GUEST $PKGS_DEB"
+[ "${1:-}" != "--deb" ] || want=$PKGS_DEB
 
 missing=()
 for p in $want; do
