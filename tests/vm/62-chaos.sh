@@ -328,7 +328,7 @@ stream_rounds() {
 }
 
 # stall_diag TAG NS PORT DEV: what a stream that did not stop was doing,
-# for the log (ktap_diag lines): its sockets on both ends, the receiver's
+# for the log (ktap_diag lines), the stream's shell in $p: its sockets on both ends, the receiver's
 # output, the processes still running, DEV's table and pool, and for tn0
 # the test NIC's TX queues (BQL state) and wire counters.
 stall_diag() {
@@ -341,6 +341,8 @@ stall_diag() {
 		ktap_diag "pid $l $(cut -d' ' -f3 "/proc/$l/stat" 2>/dev/null)" \
 			"wchan=$(cat "/proc/$l/wchan" 2>/dev/null): $(tr '\0' ' ' <"/proc/$l/cmdline" 2>/dev/null)"
 	done
+	ktap_blocked_tasks
+	ktap_diag "the stream's shell $p: children $(cat "/proc/$p/task/$p/children" 2>/dev/null), wchan $(cat "/proc/$p/wchan" 2>/dev/null)"
 	for f in xps_flow_stats pp_frag_stats; do
 		ktap_diag "$4 $f: $(tr '\n' ' ' <"/sys/class/net/$4/$f" 2>&1)"
 	done

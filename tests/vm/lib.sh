@@ -172,6 +172,23 @@ check_taint() {
 
 # dmesg_count PATTERN: number of kernel log lines matching the glob
 # *PATTERN* (in $DMESG_N).
+# ktap_blocked_tasks: every task in D (uninterruptible) or Z state, its
+# wait channel and kernel stack, as diagnostic lines; for a test that found
+# something stuck. A process past exit_mm() has no cmdline (pgrep -f
+# misses it): this looks at every task, whatever its name.
+ktap_blocked_tasks() {
+	local f l st
+	for f in /proc/[0-9]*/stat; do
+		{ read -r l <"$f"; } 2>/dev/null || continue
+		st=${l##*) }
+		[[ $st == [DZ]* ]] || continue
+		f=${f%/stat}
+		ktap_diag "task ${f#/proc/} ${st%% *} $(cat "$f/comm" 2>/dev/null) ppid $(cut -d' ' -f2 <<<"$st")" \
+			"wchan=$(cat "$f/wchan" 2>/dev/null)"
+		while read -r l; do ktap_diag "  $l"; done < <(cat "$f/stack" 2>/dev/null)
+	done
+}
+
 dmesg_count() {
 	local l
 	DMESG_N=0

@@ -367,7 +367,11 @@ nv_disconnect() {
 	local rc=0
 	[ -e "/sys/class/nvme/$1/delete_controller" ] || return 0
 	nv_bounded 30 _nv_sysfs_one "/sys/class/nvme/$1/delete_controller" 2>/dev/null || rc=$?
-	[ $rc -ne 124 ] || { echo "# $1: delete_controller did not return in 30 s"; return 1; }
+	if [ $rc -eq 124 ]; then
+		echo "# $1: delete_controller did not return in 30 s"
+		ktap_blocked_tasks
+		return 1
+	fi
 	unset "NV_DEV[$1]"
 	return 0
 }
