@@ -92,9 +92,9 @@ check_install_dkms() {
 	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$root/dkms.conf")
 	# Every module's version is dkms.conf's (scripts/common.mk).
 	local ko bad=0
-	for ko in "$stage"/lib/modules/*/extra/*.ko*; do
+	while IFS= read -r ko; do
 		[ "$(modinfo -F version "$ko")" = "$ver" ] || { echo "$ko: version '$(modinfo -F version "$ko")'"; bad=1; }
-	done >"$kout/version.log" 2>&1
+	done < <(find "$stage" -name '*.ko*') >"$kout/version.log" 2>&1
 	if [ $bad -eq 0 ] && [ "$(find "$stage" -name '*.ko*' | wc -l)" -eq 4 ]; then
 		result OK "$kver: every module's version is dkms.conf's ($ver)"
 	else
