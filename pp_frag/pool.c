@@ -143,7 +143,7 @@ static void ppf_map_new(struct ppf_pool *pool, struct xnet_frag_slot *slot,
 	if (xa_err(xa_store(&pool->dma_pages, page_to_pfn(page),
 			    xa_mk_value(i), GFP_ATOMIC)))
 		goto err_unmap;
-	slot->dma = dma;
+	WRITE_ONCE(slot->dma, dma);	/* pp_frag_dma_addr() reads it locklessly */
 	pool->orphan_rec[i] = rec;
 	return;
 
