@@ -45,6 +45,10 @@
 
 #include "rules.h"
 
+#ifdef XNET_HAVE_LHASH2_PORTADDR
+#error "listeners linked by icsk_listen_portaddr_node (before 5.19): nvprio_scan_hashinfo() walks nulls_head (Documentation/kernels.md)"
+#endif
+
 #include "prio_sock.h"
 
 /* Rules text longer than this is refused (the parser's own bound). */

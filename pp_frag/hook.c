@@ -38,6 +38,10 @@
 
 #include "pp_frag.h"
 
+#ifndef XNET_HAVE_RECURSION_NOPREEMPT
+#error "ftrace_test_recursion_trylock() does not disable preemption here (before 5.16): ppf_handler() relies on it (Documentation/kernels.md)"
+#endif
+
 static unsigned long ppf_target;
 static atomic_t ppf_inside = ATOMIC_INIT(0);
 

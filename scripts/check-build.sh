@@ -100,8 +100,37 @@ check_install_dkms() {
 	else
 		result FAIL "$kver: every module's version is dkms.conf's ($ver)" "$kout/version.log"
 	fi
+	# An untested series: make stops and names the override; with it, builds.
+	if ! make -C "$src" --no-print-directory KDIR="$KDIR" PATCHLEVEL=99 modules \
+		>"$kout/unsupported.log" 2>&1 &&
+		grep -q 'is not of a supported series (6.1 6.12); to build anyway (untested): make XNET_FORCE_UNSUPPORTED=1' "$kout/unsupported.log" &&
+		make -C "$src" --no-print-directory KDIR="$KDIR" PATCHLEVEL=99 XNET_FORCE_UNSUPPORTED=1 \
+			modules >>"$kout/unsupported.log" 2>&1; then
+		result OK "$kver: make refuses an untested series unless XNET_FORCE_UNSUPPORTED=1"
+	else
+		result FAIL "$kver: make refuses an untested series unless XNET_FORCE_UNSUPPORTED=1" "$kout/unsupported.log"
+	fi
 	mkdir -p "$dk/src/xnet-$ver" "$dk/tree"
 	(cd "$root" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$dk/src/xnet-$ver")
+	# The kernel package's hook runs dkms autoinstall for every new kernel:
+	# for one the modules do not support it must succeed (dkms 3.0.10 exits
+	# 11 otherwise, dkms.conf), say why in one line, and build nothing.
+	dk_autoinstall_unsupported() {	# dk_autoinstall_unsupported <added|built>
+		local log=$kout/dkms-autoinstall-$1.log rc
+		dkms autoinstall -k 5.10.0-99-amd64 --dkmstree "$dk/tree" \
+			--sourcetree "$dk/src" >"$log" 2>&1
+		rc=$?
+		echo "# exit $rc" >>"$log"
+		if [ $rc -eq 0 ] &&
+			[ "$(grep -c '^xnet-dkms: not built for kernel 5.10.0-99-amd64: not of the series' "$log")" -eq 1 ] &&
+			[ ! -e "$dk/tree/xnet/$ver/5.10.0-99-amd64" ]; then
+			result OK "$kver: dkms autoinstall for kernel 5.10 (xnet $1): exit 0, one line, nothing built"
+		else
+			result FAIL "$kver: dkms autoinstall for kernel 5.10 (xnet $1): exit 0, one line, nothing built" "$log"
+		fi
+	}
+	dkms add -m xnet -v "$ver" --dkmstree "$dk/tree" --sourcetree "$dk/src" >"$kout/dkms-add.log" 2>&1
+	dk_autoinstall_unsupported added
 	if dkms build -m xnet -v "$ver" -k "$kver" --kernelsourcedir "$KDIR" \
 		--dkmstree "$dk/tree" --sourcetree "$dk/src" >"$kout/dkms.log" 2>&1 &&
 		[ "$(find "$dk/tree" -path "*/$kver/*" -name '*.ko*' | wc -l)" -eq 4 ]; then
@@ -109,6 +138,7 @@ check_install_dkms() {
 	else
 		result FAIL "$kver: dkms build: 4 modules" "$kout/dkms.log"
 	fi
+	dk_autoinstall_unsupported built
 	# A kernel outside BUILD_EXCLUSIVE_KERNEL: dkms says so and builds nothing.
 	dkms build -m xnet -v "$ver" -k 5.10.0-99-amd64 --kernelsourcedir "$KDIR" \
 		--dkmstree "$dk/tree" --sourcetree "$dk/src" >"$kout/dkms-exclusive.log" 2>&1

@@ -7,6 +7,19 @@
 # A Kbuild file outside the project tree (the build guard tests) sets
 # XNET_ROOT itself before including this file.
 XNET_ROOT ?= $(abspath $(if $(filter /%,$(src)),$(src),$(srctree)/$(src))/..)
+
+# The kernel series the modules are tested on (Documentation/kernels.md).
+# Their hooks copy or replace kernel functions line for line and walk kernel
+# structures; on another kernel that compiles and runs wrong, so the build
+# stops unless asked: XNET_FORCE_UNSUPPORTED=1 (a forced build still stops
+# on the layouts compat/Kbuild.include probes).
+XNET_SERIES := 6.1 6.12
+ifeq ($(filter $(XNET_SERIES),$(VERSION).$(PATCHLEVEL)),)
+ifneq ($(XNET_FORCE_UNSUPPORTED),1)
+$(error xnet: kernel $(KERNELRELEASE) (series $(VERSION).$(PATCHLEVEL)) is not of a supported series ($(XNET_SERIES)); to build anyway (untested): make XNET_FORCE_UNSUPPORTED=1)
+endif
+$(warning xnet: kernel $(KERNELRELEASE) (series $(VERSION).$(PATCHLEVEL)) is not of a supported series ($(XNET_SERIES)): built untested, as XNET_FORCE_UNSUPPORTED=1 asks)
+endif
 ccflags-y += -I$(XNET_ROOT)/include
 
 # The version of every module (MODULE_VERSION, modinfo, /sys/module/*/version):

@@ -6,10 +6,24 @@
 # the checkout's files (git ls-files: tracked and new, not ignored), then
 # checked by lintian (build/deb/lintian.log). The version is dkms.conf's
 # PACKAGE_VERSION; debian/changelog must say the same.
+#
+#   scripts/make-deb.sh [--out DIR] [--no-lintian]
+#
+# --out: build there instead (the guest tests build their own copy, so that
+# two kernels' runs do not share one directory); --no-lintian: skip lintian
+# (check-build runs it).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 out=$root/build/deb
+lint=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--out) out=$(realpath -m "$2"); shift 2 ;;
+	--no-lintian) lint=0; shift ;;
+	*) echo "usage: $0 [--out DIR] [--no-lintian]" >&2; exit 2 ;;
+	esac
+done
 
 "$root/scripts/setup.sh" --deb
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$root/dkms.conf")
@@ -29,8 +43,9 @@ mkdir -p "$out/xnet-$ver"
 }
 deb=$out/xnet-dkms_${ver}_all.deb
 [ -f "$deb" ] || { echo "make deb: no $deb" >&2; exit 1; }
-lintian --tag-display-limit 0 "$deb" >"$out/lintian.log" 2>&1 || true
 echo "make deb: $deb"
+[ $lint -eq 1 ] || exit 0
+lintian --tag-display-limit 0 "$deb" >"$out/lintian.log" 2>&1 || true
 if [ -s "$out/lintian.log" ]; then
 	echo "lintian:"
 	sed 's/^/  /' "$out/lintian.log"

@@ -209,25 +209,22 @@ build_for() {
 
 bf_kdir=
 
-# A DKMS tree with the modules built (on the host) for the guest's kernel,
-# for the DKMS guest test: tests/vm/*dkms*.sh copy it into the guest's
-# /var/lib/dkms, dkms install and modprobe. Sets XNET_DKMS (exported).
+# For the DKMS guest tests (tests/vm/*dkms*.sh, tests/vm/lib_dkms.sh): the
+# package (make deb), and its /usr/src tree built with dkms build for the
+# guest's kernel (on the host: compiling under TCG would take minutes), also
+# as a DKMS tarball. Sets XNET_DKMS (exported).
 dkms_prebuild() {
-	local kdir=$1 dk=$run/dkms ver f
+	local kdir=$1 dk=$run/dkms ver
 	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$XNET_SRC/dkms.conf")
-	mkdir -p "$dk/src/xnet-$ver" "$dk/tree"
-	if [ -f "$XNET_SRC/.xnet-files" ]; then
-		while IFS= read -r f; do
-			mkdir -p "$dk/src/xnet-$ver/$(dirname "$f")"
-			cp "$XNET_SRC/$f" "$dk/src/xnet-$ver/$f"
-		done <"$XNET_SRC/.xnet-files"
-	else
-		(cd "$XNET_SRC" && git ls-files -co --exclude-standard -z |
-			xargs -0 cp --parents -t "$dk/src/xnet-$ver")
-	fi
-	echo "vmtest: dkms build for $XNET_KVER (for the DKMS guest test)" >&2
-	dkms build -m xnet -v "$ver" -k "$XNET_KVER" --kernelsourcedir "$kdir" \
-		--dkmstree "$dk/tree" --sourcetree "$dk/src" >"$dk/build.log" 2>&1 ||
+	mkdir -p "$dk/tree"
+	echo "vmtest: make deb, and dkms build of its sources for $XNET_KVER (for the DKMS guest tests)" >&2
+	"$repo/scripts/make-deb.sh" --out "$dk/deb" --no-lintian >"$dk/deb.log" 2>&1 ||
+		{ tail -n 30 "$dk/deb.log" >&2; die "make deb failed ($dk/deb.log)"; }
+	dpkg-deb -x "$dk/deb/xnet-dkms_${ver}_all.deb" "$dk/pkg"
+	{ dkms build -m xnet -v "$ver" -k "$XNET_KVER" --kernelsourcedir "$kdir" \
+		--dkmstree "$dk/tree" --sourcetree "$dk/pkg/usr/src" &&
+	  dkms mktarball -m xnet -v "$ver" -k "$XNET_KVER" \
+		--dkmstree "$dk/tree" --sourcetree "$dk/pkg/usr/src"; } >"$dk/build.log" 2>&1 ||
 		{ tail -n 30 "$dk/build.log" >&2; die "dkms build for $XNET_KVER failed ($dk/build.log)"; }
 	export XNET_DKMS=$dk
 }

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# For the DKMS guest tests (tests/vm/*dkms*.sh): vmtest builds on the host
+# (compiling under TCG would take minutes) the package (make deb) and, with
+# dkms build, the modules from the package's own /usr/src tree for the
+# guest's kernel, and exports XNET_DKMS:
+#   $XNET_DKMS/deb/xnet-dkms_<ver>_all.deb       the package
+#   $XNET_DKMS/pkg/usr/src/xnet-<ver>            its sources
+#   $XNET_DKMS/tree/xnet/<ver>/<kver>            dkms build's result
+#   $XNET_DKMS/tree/xnet/<ver>/tarball/*.tar.gz  the same as a DKMS tarball
+# Source after lib.sh. Sets DKMS_VER, DKMS_KVER, DKMS_KHDR.
+
+if [ -z "${XNET_DKMS:-}" ] || [ ! -d "$XNET_DKMS/tree/xnet" ]; then
+	fail "no prebuilt DKMS tree (XNET_DKMS)"
+fi
+DKMS_VER=$(cd "$XNET_DKMS/tree/xnet" && echo [0-9]*)
+DKMS_KVER=$(uname -r)
+DKMS_KHDR=/usr/src/linux-headers-$DKMS_KVER
+[ -f "$DKMS_KHDR/Makefile" ] || fail "no headers for $DKMS_KVER ($DKMS_KHDR)"
+[ -d "$XNET_DKMS/tree/xnet/$DKMS_VER/$DKMS_KVER" ] ||
+	fail "the DKMS tree has no build for $DKMS_KVER"
+
+# dkms_modules_tmpfs: /lib/modules becomes a tmpfs for the test, holding
+# only the booted kernel's index files (modules.builtin*, modules.order,
+# modules.dep: dkms reads the compression from them) and its build link.
+# dkms and depmod walk the whole tree several times, which over 9p under
+# TCG takes minutes; and the machine then has one kernel, as a guest would
+# (the package's postinst also builds for the newest kernel it finds). The
+# real tree is back when dkms_modules_restore runs (trap EXIT).
+dkms_modules_tmpfs() {
+	local keep d=/lib/modules/$DKMS_KVER
+
+	keep=$(mktemp -d)
+	cp "$d"/modules.builtin* "$d"/modules.order "$d"/modules.dep "$keep/"
+	mount -t tmpfs -o size=64m xnet-dkms /lib/modules
+	mkdir -p "$d"
+	cp "$keep"/* "$d/"
+	rm -rf "$keep"
+	ln -s "$DKMS_KHDR" "$d/build"
+}
+
+dkms_modules_restore() {
+	if mountpoint -q /lib/modules; then umount /lib/modules || true; fi
+}
+
+# dkms_check_modules: each of the four resolves to DKMS's copy for the
+# booted kernel, modprobe loads it with the package's version, modprobe -r
+# unloads them all.
+dkms_check_modules() {
+	local m p
+	for m in nvme_tcp_prio nvmet_tcp_prio xps_flow pp_frag; do
+		p=$(/sbin/modinfo -n "$m" 2>&1) || fail "modinfo $m: $p"
+		case $p in
+		/lib/modules/"$DKMS_KVER"/updates/dkms/"$m".ko*) ;;
+		*) fail "$m resolves to $p, not DKMS's copy" ;;
+		esac
+		/sbin/modprobe "$m" || fail "modprobe $m"
+		mod_loaded "$m" || fail "$m not loaded after modprobe"
+		expect_eq "$(cat "/sys/module/$m/version")" "$DKMS_VER" "$m's version"
+	done
+	/sbin/modprobe -r nvme_tcp_prio nvmet_tcp_prio xps_flow pp_frag ||
+		fail "modprobe -r"
+	for m in nvme_tcp_prio nvmet_tcp_prio xps_flow pp_frag; do
+		! mod_loaded "$m" || fail "$m still loaded"
+	done
+}
