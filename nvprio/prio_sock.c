@@ -36,6 +36,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/tracepoint.h>
 #include <net/inet_hashtables.h>
 #include <net/inet_sock.h>
@@ -813,22 +814,60 @@ static int nvprio_sockets_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(nvprio_sockets);
 
+/*
+ * The counters, one "name value" line each, in debugfs (stats) and in
+ * /sys/module/<module>/stats (for monitoring, which should not need
+ * debugfs). X(name, format, value).
+ */
+#define NVPRIO_STATS(X)							\
+	X("tracked", "%u", READ_ONCE(nvprio_count))			\
+	X("tagged", "%ld", atomic_long_read(&nvprio_tagged))		\
+	X("reapplied", "%ld", atomic_long_read(&nvprio_reapplied))	\
+	X("restored", "%ld", atomic_long_read(&nvprio_restored))	\
+	X("untracked", "%ld", atomic_long_read(&nvprio_untracked))	\
+	X("foreign", "%ld", atomic_long_read(&nvprio_foreign))		\
+	X("nomem", "%ld", atomic_long_read(&nvprio_nomem))		\
+	X("rescans", "%ld", atomic_long_read(&nvprio_rescans))		\
+	X("walk_max_ns", "%llu", READ_ONCE(nvprio_walk_max_ns))	\
+	X("walk_max_socks", "%u", READ_ONCE(nvprio_walk_max_socks))
+
 static int nvprio_stats_show(struct seq_file *m, void *v)
 {
 	nvprio_note_all_foreign();
-	seq_printf(m, "tracked %u\n", READ_ONCE(nvprio_count));
-	seq_printf(m, "tagged %ld\n", atomic_long_read(&nvprio_tagged));
-	seq_printf(m, "reapplied %ld\n", atomic_long_read(&nvprio_reapplied));
-	seq_printf(m, "restored %ld\n", atomic_long_read(&nvprio_restored));
-	seq_printf(m, "untracked %ld\n", atomic_long_read(&nvprio_untracked));
-	seq_printf(m, "foreign %ld\n", atomic_long_read(&nvprio_foreign));
-	seq_printf(m, "nomem %ld\n", atomic_long_read(&nvprio_nomem));
-	seq_printf(m, "rescans %ld\n", atomic_long_read(&nvprio_rescans));
-	seq_printf(m, "walk_max_ns %llu\n", READ_ONCE(nvprio_walk_max_ns));
-	seq_printf(m, "walk_max_socks %u\n", READ_ONCE(nvprio_walk_max_socks));
+#define NVPRIO_SEQ(name, fmt, val)	seq_printf(m, name " " fmt "\n", val);
+	NVPRIO_STATS(NVPRIO_SEQ)
+#undef NVPRIO_SEQ
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nvprio_stats);
+
+/*
+ * /sys/module/<module>/stats: the same lines. Root only: reading walks
+ * every managed socket for foreign priorities, as debugfs does, under the
+ * walk mutex a rules write also takes.
+ */
+static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	int len = 0;
+
+	nvprio_note_all_foreign();
+#define NVPRIO_EMIT(name, fmt, val)	len += sysfs_emit_at(buf, len, name " " fmt "\n", val);
+	NVPRIO_STATS(NVPRIO_EMIT)
+#undef NVPRIO_EMIT
+	return len;
+}
+static struct kobj_attribute nvprio_stats_attr = __ATTR_RO_MODE(stats, 0400);
+
+/* The module's own directory; none when built in (KUnit). */
+static struct kobject *nvprio_module_kobj(void)
+{
+#ifdef MODULE
+	return &THIS_MODULE->mkobj.kobj;
+#else
+	return NULL;
+#endif
+}
 
 /* ---- init / exit --------------------------------------------------------- */
 
@@ -845,6 +884,14 @@ int nvprio_init(const struct nvprio_ops *ops)
 	nvprio_spares_want = NVPRIO_SPARES;
 	nvprio_walk_max_ns = 0;
 	nvprio_walk_max_socks = 0;
+	if (nvprio_module_kobj()) {
+		ret = sysfs_create_file(nvprio_module_kobj(), &nvprio_stats_attr.attr);
+		if (ret) {
+			pr_err("cannot create /sys/module/%s/stats: %d\n",
+			       KBUILD_MODNAME, ret);
+			return ret;
+		}
+	}
 	ret = nvprio_spares_fill();
 	if (ret)
 		goto err_spares;
@@ -869,6 +916,8 @@ int nvprio_init(const struct nvprio_ops *ops)
 
 err_spares:
 	nvprio_spares_free();
+	if (nvprio_module_kobj())
+		sysfs_remove_file(nvprio_module_kobj(), &nvprio_stats_attr.attr);
 	return ret;
 }
 
@@ -886,6 +935,8 @@ void nvprio_exit(void)
 	HLIST_HEAD(dead);
 
 	debugfs_remove_recursive(nvprio_debugfs);
+	if (nvprio_module_kobj())
+		sysfs_remove_file(nvprio_module_kobj(), &nvprio_stats_attr.attr);
 
 	mutex_lock(&nvprio_cfg_mutex);
 	nvprio_live = false;

@@ -235,7 +235,7 @@ else
 fi
 
 # Every shell script of the project must pass the shellcheck linter.
-if (cd "$root" && git ls-files -co --exclude-standard -z -- '*.sh' .ci/run scripts/vm/init |
+if (cd "$root" && git ls-files -co --exclude-standard -z -- '*.sh' .ci/run scripts/vm/init tools/xnet-prometheus |
 	xargs -0 shellcheck -x) >"$out/shellcheck.log" 2>&1; then
 	result OK "shellcheck clean"
 else
@@ -258,6 +258,33 @@ if ! "$root/scripts/check-claims.sh" "$cdir" >"$cdir/claims.log" 2>&1 &&
 	result OK "check-claims catches a ratio in no table"
 else
 	result FAIL "check-claims catches a ratio in no table" "$cdir/claims.log"
+fi
+
+# xnet-prometheus on a made-up /sys (a device name with a quote and a
+# backslash, every kind of file): the same output under mawk and gawk,
+# accepted by promtool's parser and linter, values and escapes as expected.
+# The guest test 04-monitoring runs it on the loaded modules.
+prom=$out/prometheus
+mkdir -p "$prom/sys/module/nvme_tcp_prio" "$prom/sys/module/xps_flow" "$prom/sys/module/pp_frag" \
+	"$prom/sys/class/net/e\"th\\0" "$prom/sys/class/net/lo" "$prom/mawk" "$prom/gawk"
+for m in nvme_tcp_prio xps_flow pp_frag; do echo 0.1.0 >"$prom/sys/module/$m/version"; done
+printf 'tracked 3\ntagged 7\nwalk_max_ns 4163\nwalk_max_socks 10\n' >"$prom/sys/module/nvme_tcp_prio/stats"
+printf 'in_use 5\nlookups 100\nmoves 2\n' >"$prom/sys/class/net/e\"th\\0/xps_flow_stats"
+printf 'pages 4\nin_flight 1\nserved 9\n' >"$prom/sys/class/net/lo/pp_frag_stats"
+ln -sf "$(command -v mawk)" "$prom/mawk/awk"
+ln -sf "$(command -v gawk)" "$prom/gawk/awk"
+if PATH=$prom/mawk:$PATH "$root/tools/xnet-prometheus" --root "$prom" >"$prom/mawk.txt" 2>"$prom/log" &&
+	PATH=$prom/gawk:$PATH "$root/tools/xnet-prometheus" --root "$prom" >"$prom/gawk.txt" 2>>"$prom/log" &&
+	diff "$prom/mawk.txt" "$prom/gawk.txt" >>"$prom/log" &&
+	promtool check metrics <"$prom/gawk.txt" >>"$prom/log" 2>&1 &&
+	grep -qxF 'xnet_xps_flow_lookups_total{device="e\"th\\0"} 100' "$prom/gawk.txt" &&
+	grep -qxF 'xnet_nvprio_walk_max_seconds{module="nvme_tcp_prio"} 0.000004163' "$prom/gawk.txt" &&
+	grep -qxF 'xnet_pp_frag_pages{device="lo"} 4' "$prom/gawk.txt" &&
+	grep -qxF 'xnet_module_info{module="pp_frag",version="0.1.0"} 1' "$prom/gawk.txt"; then
+	result OK "xnet-prometheus: mawk and gawk agree, promtool check metrics accepts it"
+else
+	cat "$prom/gawk.txt" >>"$prom/log"
+	result FAIL "xnet-prometheus: mawk and gawk agree, promtool check metrics accepts it" "$prom/log"
 fi
 
 # The Debian package (make deb): it builds, holds the DKMS source, the four

@@ -19,8 +19,10 @@ PKGS_BUILD="make gcc g++ libc6-dev binutils kmod bc flex bison libelf-dev libssl
 # Tests: GoogleTest, the kernel sources for kunit.py/checkpatch (one per
 # series), sparse, QEMU; clang with its compiler-rt (libFuzzer, ASan, UBSan
 # runtimes) for tests/fuzz.
+# mawk and gawk: scripts are checked under both; prometheus: its promtool
+# checks tools/xnet-prometheus's output.
 PKGS_TEST="libgtest-dev googletest sparse perl shellcheck qemu-system-x86
-	busybox-static clang libclang-rt-dev"
+	busybox-static clang libclang-rt-dev mawk gawk prometheus"
 for s in $("$here/kernels.sh" list); do
 	PKGS_TEST+=" linux-source-$s"
 done
