@@ -5,11 +5,12 @@
  * Every multi-queue net device (present at load and hot-added) gets
  * /sys/class/net/<dev>/xps_dev_flow_table_cnt: writing N > 0 (rounded up
  * to a power of two, at most XNET_XPS_MAX_ENTRIES) turns steering on with
- * a table of that many entries, 0 turns it off. The hooks (hook.c) are
- * registered while any table is on; Documentation/xps-flow.md explains
- * the design. rmmod turns every table off and unloads. module.c loads
- * and unloads (xfl_start(), xfl_stop()); KUnit compiles the other files
- * into its suite without it.
+ * a table of that many entries, 0 turns it off; the parameter devices=
+ * does that write for the devices it names when they appear. The hooks
+ * (hook.c) are registered while any table is on;
+ * Documentation/xps-flow.md explains the design. rmmod turns every table
+ * off and unloads. module.c loads and unloads (xfl_start(), xfl_stop());
+ * KUnit compiles the other files into its suite without it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
