@@ -99,6 +99,11 @@ struct xnet_ndev_table {
 	void (*release)(struct xnet_ndev *nd);
 	void (*on_down)(struct xnet_ndev *nd);		/* NETDEV_DOWN, or NULL */
 	void (*on_rename)(struct xnet_ndev *nd);	/* NETDEV_CHANGENAME, or NULL */
+	/*
+	 * The device moved to another network namespace (its files already
+	 * the new owner's; it may have a new name), or NULL.
+	 */
+	void (*on_moved)(struct xnet_ndev *nd);
 
 	/* On every entry's device: the knob, the stats file. */
 	struct attribute *attrs[3];
@@ -207,6 +212,7 @@ static inline int xnet_ndev_notify(struct notifier_block *nb,
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	void (*hook)(struct xnet_ndev *nd) = NULL;
 	struct xnet_ndev *nd;
+	int err;
 
 	switch (event) {
 	case NETDEV_REGISTER:
@@ -214,11 +220,17 @@ static inline int xnet_ndev_notify(struct notifier_block *nb,
 		nd = xnet_ndev_find(t, dev);
 		if (nd) {
 			xnet_ndev_moved(t, nd);
+			if (t->on_moved)
+				t->on_moved(nd);
 			return NOTIFY_DONE;
 		}
-		/* At load (the notifier's replay) a failure fails the load. */
-		if (xnet_ndev_attach(t, dev) && xnet_ndev_loading(t))
-			return notifier_from_errno(-ENOMEM);
+		/*
+		 * At load (the notifier's replay) a failure fails the load,
+		 * with its own errno (register_netdevice_notifier() returns it).
+		 */
+		err = xnet_ndev_attach(t, dev);
+		if (err && xnet_ndev_loading(t))
+			return notifier_from_errno(err);
 		return NOTIFY_DONE;
 	case NETDEV_UNREGISTER:
 		/* A netns move keeps the device, and its state, ours. */

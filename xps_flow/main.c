@@ -5,11 +5,12 @@
  * Every multi-queue net device (present at load and hot-added) gets
  * /sys/class/net/<dev>/xps_dev_flow_table_cnt: writing N > 0 (rounded up
  * to a power of two, at most XNET_XPS_MAX_ENTRIES) turns steering on with
- * a table of that many entries, 0 turns it off. The hooks (hook.c) are
- * registered while any table is on; Documentation/xps-flow.md explains
- * the design. rmmod turns every table off and unloads. module.c loads
- * and unloads (xfl_start(), xfl_stop()); KUnit compiles the other files
- * into its suite without it.
+ * a table of that many entries, 0 turns it off; the parameter devices=
+ * does that write for the devices it names when they appear. The hooks
+ * (hook.c) are registered while any table is on;
+ * Documentation/xps-flow.md explains the design. rmmod turns every table
+ * off and unloads. module.c loads and unloads (xfl_start(), xfl_stop());
+ * KUnit compiles the other files into its suite without it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,10 +18,12 @@
 #include <linux/device.h>
 #include <linux/log2.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include <xnet/abi.h>
 #include "decide.h"
@@ -105,6 +108,128 @@ module_param_call(hold_drains, xfl_set_hold_drains, param_get_uint,
 MODULE_PARM_DESC(hold_drains,
 		 "A flow is held on its old TX queue at most this many drain times of that queue (its bytes queued at its measured completion rate), hold_max_ms at most (0..64, default 0 = hold_max_ms alone). Writable.");
 
+/*
+ * devices: name[:entries],... names devices of the initial namespace
+ * that get a table when they appear (registered, renamed to the name,
+ * moved into init_net), as if its size had been written to
+ * xps_dev_flow_table_cnt; "*" stands for every multi-queue device there.
+ * Set at load only (0444): the list is what the devices registered since
+ * were judged by.
+ */
+#define XFL_NAMED_MAX			16
+#define XFL_NAMED_ENTRIES_DEFAULT	4096	/* 32 KiB */
+#define XFL_ALL				"*"
+
+struct xfl_named {
+	char name[IFNAMSIZ];
+	u32 entries;
+};
+
+static struct xfl_named xfl_named[XFL_NAMED_MAX];
+static unsigned int xfl_nnamed;
+static char xfl_devices_str[XFL_NAMED_MAX * (IFNAMSIZ + 8)];
+
+/* 0, or the item refused in @bad and why in @why. */
+static int xfl_parse_devices(char *buf, struct xfl_named *out,
+			     unsigned int *n, const char **bad,
+			     const char **why)
+{
+	char *s = strim(buf), *item;
+	unsigned int i;
+
+	*n = 0;
+	if (!*s)
+		return 0;		/* the empty list */
+	while ((item = strsep(&s, ",")) != NULL) {
+		char *colon = strchr(item, ':');
+		u32 entries = XFL_NAMED_ENTRIES_DEFAULT;
+
+		*bad = item;
+		if (colon) {
+			struct xnet_parse_res res;
+
+			if (xnet_parse_u32(colon + 1, strlen(colon + 1), 1,
+					   XNET_XPS_MAX_ENTRIES, &entries,
+					   &res) != XNET_OK) {
+				*why = xnet_err_str(res.err);
+				return -EINVAL;
+			}
+			*colon = '\0';
+		}
+		*why = "not a device name";
+		if (!dev_valid_name(item))
+			return -EINVAL;
+		*why = "named twice";
+		for (i = 0; i < *n; i++)
+			if (!strcmp(out[i].name, item))
+				return -EINVAL;
+		*why = "too many names";
+		if (*n == XFL_NAMED_MAX)
+			return -EINVAL;
+		strscpy(out[*n].name, item, IFNAMSIZ);
+		out[*n].entries = entries;
+		(*n)++;
+	}
+	return 0;
+}
+
+static int xfl_devices_set(const char *val, const struct kernel_param *kp)
+{
+	struct xfl_named named[XFL_NAMED_MAX];
+	char buf[sizeof(xfl_devices_str)];
+	const char *bad = val, *why = "input too long";
+	unsigned int n;
+
+	if (strscpy(buf, val, sizeof(buf)) < 0 ||
+	    xfl_parse_devices(buf, named, &n, &bad, &why)) {
+		pr_err("devices: '%.*s' refused: '%.*s' %s; expected name[:entries],... (name or *, at most %u names; entries 1..%u, default %u)\n",
+		       (int)min_t(size_t, strcspn(val, "\n"), 64), val,
+		       (int)min_t(size_t, strcspn(bad, "\n"), 64), bad, why,
+		       XFL_NAMED_MAX, XNET_XPS_MAX_ENTRIES,
+		       XFL_NAMED_ENTRIES_DEFAULT);
+		return -EINVAL;
+	}
+	memcpy(xfl_named, named, sizeof(named));
+	xfl_nnamed = n;
+	strscpy(xfl_devices_str, val, sizeof(xfl_devices_str));
+	strim(xfl_devices_str);
+	return 0;
+}
+
+static int xfl_devices_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", xfl_devices_str);
+}
+
+static const struct kernel_param_ops xfl_devices_ops = {
+	.set = xfl_devices_set,
+	.get = xfl_devices_get,
+};
+module_param_cb(devices, &xfl_devices_ops, NULL, 0444);
+MODULE_PARM_DESC(devices,
+		 "Devices of the initial netns given a flow table when they appear or are renamed so: name[:entries],... (name or * for every multi-queue device; entries 1..1048576, rounded up to a power of 2, default 4096). Load time only.");
+
+/*
+ * The entries devices= gives a device named @name (its own item, else
+ * "*"), 0 when it names none; @named: by its name.
+ */
+static u32 xfl_named_entries(const char *name, bool *named)
+{
+	u32 all = 0;
+	unsigned int i;
+
+	*named = false;
+	for (i = 0; i < xfl_nnamed; i++) {
+		if (!strcmp(xfl_named[i].name, name)) {
+			*named = true;
+			return xfl_named[i].entries;
+		}
+		if (!strcmp(xfl_named[i].name, XFL_ALL))
+			all = xfl_named[i].entries;
+	}
+	return all;
+}
+
 static u32 xfl_table_cnt_get(struct xnet_ndev *nd)
 {
 	struct xfl_table *t = rtnl_dereference(container_of(nd, struct xfl_dev, nd)->table);
@@ -134,6 +259,60 @@ static int xfl_table_cnt_set(struct xnet_ndev *nd, u32 req)
 		return 0;
 	}
 	return xfl_enable(xd, size);
+}
+
+/* Can @dev take a table (xfl_table_cnt_set()'s checks)? */
+static bool xfl_dev_steerable(const struct net_device *dev)
+{
+	return dev->real_num_tx_queues >= 2 &&
+	       dev->num_tx_queues <= XNET_XPS_MAX_QUEUES;
+}
+
+/*
+ * A device of the initial namespace that devices= names cannot take a
+ * table: one line (ratelimited). "*" passes over such devices silently.
+ */
+static void xfl_named_refused(struct net_device *dev)
+{
+	bool named;
+
+	if (!xfl_nnamed || !net_eq(dev_net(dev), &init_net))
+		return;
+	xfl_named_entries(netdev_name(dev), &named);
+	if (named && net_ratelimit())
+		netdev_warn(dev, "xps_flow: devices= names it, but a table needs 2..%u TX queues (%u real of %u): none\n",
+			    XNET_XPS_MAX_QUEUES, dev->real_num_tx_queues,
+			    dev->num_tx_queues);
+}
+
+/*
+ * RTNL. A device of the initial namespace that devices= names gets its
+ * table when it appears, moves into init_net or is renamed to the name,
+ * through the knob's own path; a container's device of that name does
+ * not. A table it has (the user's, or devices=' own) stays as it is.
+ */
+static int xfl_named_table(struct xfl_dev *xd)
+{
+	struct net_device *dev = xd->nd.dev;
+	bool named;
+	u32 entries;
+	int err;
+
+	if (!xfl_nnamed || rtnl_dereference(xd->table) ||
+	    !net_eq(dev_net(dev), &init_net))
+		return 0;
+	entries = xfl_named_entries(netdev_name(dev), &named);
+	if (!entries)
+		return 0;
+	if (!xfl_dev_steerable(dev)) {
+		xfl_named_refused(dev);
+		return 0;
+	}
+	err = xfl_table_cnt_set(&xd->nd, entries);
+	if (err && net_ratelimit())
+		netdev_warn(dev, "xps_flow: no table of %u entries from devices=: %d\n",
+			    entries, err);
+	return err;
 }
 
 /* CAP_NET_ADMIN in the device's netns: a container's root may steer. */
@@ -182,8 +361,10 @@ static struct xnet_ndev *xfl_alloc(struct net_device *dev)
 {
 	struct xfl_dev *xd;
 
-	if (dev->num_tx_queues < 2)
+	if (dev->num_tx_queues < 2) {
+		xfl_named_refused(dev);
 		return NULL;
+	}
 	xd = kzalloc(sizeof(*xd), GFP_KERNEL_ACCOUNT);
 	if (!xd)
 		return ERR_PTR(-ENOMEM);
@@ -195,7 +376,11 @@ static struct xnet_ndev *xfl_alloc(struct net_device *dev)
 	return &xd->nd;
 }
 
-/* RTNL held: listed, its sysfs files made. */
+/*
+ * RTNL held: listed, its sysfs files made. Its devices= table not made:
+ * the load fails (nothing of the device kept); a device registered later
+ * is only left without its table (warned).
+ */
 static int xfl_attached(struct xnet_ndev *nd)
 {
 	struct xfl_dev *xd = container_of(nd, struct xfl_dev, nd);
@@ -203,9 +388,19 @@ static int xfl_attached(struct xnet_ndev *nd)
 
 	xfl_hash_add(xd);
 	err = xfl_queues_add(xd);
-	if (err && net_ratelimit())
-		netdev_warn(nd->dev, "xps_flow: no per-queue files: %d\n", err);
-	return err;
+	if (err) {
+		if (net_ratelimit())
+			netdev_warn(nd->dev, "xps_flow: no per-queue files: %d\n", err);
+		return err;
+	}
+	err = xfl_named_table(xd);
+	return xnet_ndev_loading(&xfl_devs) ? err : 0;
+}
+
+/* Renamed to a name in devices=, or moved into init_net: its table. */
+static void xfl_named_again(struct xnet_ndev *nd)
+{
+	xfl_named_table(container_of(nd, struct xfl_dev, nd));
 }
 
 static void xfl_free_rcu(struct rcu_head *head)
@@ -243,14 +438,21 @@ struct xnet_ndev_table xfl_devs = {
 	.attached = xfl_attached,
 	.release = xfl_release_dev,
 	.on_down = xfl_down,
+	.on_rename = xfl_named_again,
+	.on_moved = xfl_named_again,
 };
 
 /* The module's load (module.c); KUnit calls it around each case. */
 int xfl_start(void)
 {
+	int err;
+
 	xfl_key_init();
 	xfl_hold_set(READ_ONCE(xfl_hold_max_ms));
-	return xnet_ndev_table_start(&xfl_devs, &xfl_table_cnt, &dev_attr_xps_flow_stats);
+	err = xnet_ndev_table_start(&xfl_devs, &xfl_table_cnt, &dev_attr_xps_flow_stats);
+	if (err)
+		rcu_barrier();	/* the devices detached: xfl_free_rcu() done */
+	return err;
 }
 
 /* The module's unload: every table off (and with the last, the hooks). */
