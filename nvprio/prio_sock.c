@@ -47,7 +47,7 @@
 #include "rules.h"
 
 #ifdef XNET_HAVE_LHASH2_PORTADDR
-#error "listeners linked by icsk_listen_portaddr_node (before 5.19): nvprio_scan_hashinfo() walks nulls_head (Documentation/kernels.md)"
+#error "lhash2 links listeners by icsk_listen_portaddr_node (< 5.19): Documentation/kernels.md"
 #endif
 
 #include "prio_sock.h"
@@ -817,26 +817,45 @@ DEFINE_SHOW_ATTRIBUTE(nvprio_sockets);
 /*
  * The counters, one "name value" line each, in debugfs (stats) and in
  * /sys/module/<module>/stats (for monitoring, which should not need
- * debugfs). X(name, format, value).
+ * debugfs).
  */
-#define NVPRIO_STATS(X)							\
-	X("tracked", "%u", READ_ONCE(nvprio_count))			\
-	X("tagged", "%ld", atomic_long_read(&nvprio_tagged))		\
-	X("reapplied", "%ld", atomic_long_read(&nvprio_reapplied))	\
-	X("restored", "%ld", atomic_long_read(&nvprio_restored))	\
-	X("untracked", "%ld", atomic_long_read(&nvprio_untracked))	\
-	X("foreign", "%ld", atomic_long_read(&nvprio_foreign))		\
-	X("nomem", "%ld", atomic_long_read(&nvprio_nomem))		\
-	X("rescans", "%ld", atomic_long_read(&nvprio_rescans))		\
-	X("walk_max_ns", "%llu", READ_ONCE(nvprio_walk_max_ns))	\
-	X("walk_max_socks", "%u", READ_ONCE(nvprio_walk_max_socks))
+struct nvprio_stat {
+	const char *name;
+	u64 val;
+};
+
+#define NVPRIO_NR_STATS	10
+
+static void nvprio_stats_snap(struct nvprio_stat *st)
+{
+	nvprio_note_all_foreign();
+	{
+		const struct nvprio_stat now[] = {
+			{ "tracked", READ_ONCE(nvprio_count) },
+			{ "tagged", atomic_long_read(&nvprio_tagged) },
+			{ "reapplied", atomic_long_read(&nvprio_reapplied) },
+			{ "restored", atomic_long_read(&nvprio_restored) },
+			{ "untracked", atomic_long_read(&nvprio_untracked) },
+			{ "foreign", atomic_long_read(&nvprio_foreign) },
+			{ "nomem", atomic_long_read(&nvprio_nomem) },
+			{ "rescans", atomic_long_read(&nvprio_rescans) },
+			{ "walk_max_ns", READ_ONCE(nvprio_walk_max_ns) },
+			{ "walk_max_socks", READ_ONCE(nvprio_walk_max_socks) },
+		};
+
+		BUILD_BUG_ON(ARRAY_SIZE(now) != NVPRIO_NR_STATS);
+		memcpy(st, now, sizeof(now));
+	}
+}
 
 static int nvprio_stats_show(struct seq_file *m, void *v)
 {
-	nvprio_note_all_foreign();
-#define NVPRIO_SEQ(name, fmt, val)	seq_printf(m, name " " fmt "\n", val);
-	NVPRIO_STATS(NVPRIO_SEQ)
-#undef NVPRIO_SEQ
+	struct nvprio_stat st[NVPRIO_NR_STATS];
+	unsigned int i;
+
+	nvprio_stats_snap(st);
+	for (i = 0; i < NVPRIO_NR_STATS; i++)
+		seq_printf(m, "%s %llu\n", st[i].name, st[i].val);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(nvprio_stats);
@@ -849,14 +868,16 @@ DEFINE_SHOW_ATTRIBUTE(nvprio_stats);
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
+	struct nvprio_stat st[NVPRIO_NR_STATS];
+	unsigned int i;
 	int len = 0;
 
-	nvprio_note_all_foreign();
-#define NVPRIO_EMIT(name, fmt, val)	len += sysfs_emit_at(buf, len, name " " fmt "\n", val);
-	NVPRIO_STATS(NVPRIO_EMIT)
-#undef NVPRIO_EMIT
+	nvprio_stats_snap(st);
+	for (i = 0; i < NVPRIO_NR_STATS; i++)
+		len += sysfs_emit_at(buf, len, "%s %llu\n", st[i].name, st[i].val);
 	return len;
 }
+
 static struct kobj_attribute nvprio_stats_attr = __ATTR_RO_MODE(stats, 0400);
 
 /* The module's own directory; none when built in (KUnit). */

@@ -39,7 +39,7 @@
 #include "pp_frag.h"
 
 #ifndef XNET_HAVE_RECURSION_NOPREEMPT
-#error "ftrace_test_recursion_trylock() does not disable preemption here (before 5.16): ppf_handler() relies on it (Documentation/kernels.md)"
+#error "the ftrace recursion lock leaves preemption on (< 5.16): Documentation/kernels.md"
 #endif
 
 static unsigned long ppf_target;
