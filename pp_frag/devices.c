@@ -175,7 +175,7 @@ static int ppf_attached(struct xnet_ndev *nd)
 	return xnet_ndev_loading(&ppf_devs) ? err : 0;
 }
 
-/* A device renamed to a name in devices= gets its pool. */
+/* A device renamed to a name in devices=, or moved into init_net, gets its pool. */
 static void ppf_renamed(struct xnet_ndev *nd)
 {
 	ppf_named_pool(ppf_dev_of(nd));
@@ -216,4 +216,5 @@ static struct xnet_ndev_table ppf_devs = {
 	.attached = ppf_attached,
 	.release = ppf_release,
 	.on_rename = ppf_renamed,
+	.on_moved = ppf_renamed,
 };

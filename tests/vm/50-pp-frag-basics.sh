@@ -33,7 +33,7 @@ for bad in 'bad/name' 'lo:0' 'lo:65537' 'lo:x' 'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,
 	expect_eq "$DMESG_N" $((before + 1)) "pr_err lines for devices='$bad'"
 done
 
-load_mod pp_frag/pp_frag devices=ppx0:32,ppa0
+load_mod pp_frag/pp_frag devices=ppx0:32,ppa0,ppm0:8
 F=/sys/class/net/lo/pp_frag_pool_pages
 { [ -f "$F" ] && [ -f /sys/class/net/lo/pp_frag_stats ]; } || fail "no pp_frag files on lo"
 pp_pages lo
@@ -66,6 +66,16 @@ $IP link add ppx0 type dummy || fail "dummy ppx0"
 pp_pages ppx0
 expect_eq "$R" 32 "ppx0's pool from devices=ppx0:32"
 $IP link del ppx0
+# ... or moves into the initial namespace (none in its namespace before).
+$IP netns add ppm
+$IP -n ppm link add ppm0 type dummy || fail "dummy ppm0 in ppm"
+R=$($IP netns exec ppm cat /sys/class/net/ppm0/pp_frag_pool_pages)
+expect_eq "$R" 0 "ppm0's pool in namespace ppm"
+$IP -n ppm link set ppm0 netns 1 || fail "move ppm0 into init_net"
+pp_pages ppm0
+expect_eq "$R" 8 "ppm0's pool after its move into init_net (devices=ppm0:8)"
+$IP link del ppm0
+$IP netns del ppm
 
 # `devices` names devices of the initial namespace only: ppa0, created in
 # namespace ppa, gets none. A pool on ppa0 (256 pages, set by hand) serves
