@@ -410,7 +410,9 @@ static void ppf_page_retire(struct ppf_pool *pool, unsigned int i,
 
 /*
  * @pool is no longer reachable (unpublished, an RCU grace period passed):
- * nothing else touches it. Every page is released or orphaned.
+ * nothing else touches it. Every page is released or orphaned. Process
+ * context (RTNL): up to 65,536 pages, each maybe an unmap with an IOTLB
+ * flush, so it yields every 64 slots.
  */
 void ppf_pool_destroy(struct ppf_pool *pool)
 {
@@ -422,6 +424,8 @@ void ppf_pool_destroy(struct ppf_pool *pool)
 
 		if (slot->state != XNET_FRAG_UNUSED)
 			ppf_page_retire(pool, i, dma_dev);
+		if (!((i + 1) % 64))
+			cond_resched();
 	}
 	xa_destroy(&pool->dma_pages);
 	kvfree(pool->orphan_rec);
