@@ -24,10 +24,9 @@ CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xnet-kmods
 TREE_DIRS="arch block certs crypto drivers fs include init ipc kernel lib mm
 	net scripts security sound tools usr virt"
 
-die() {
-	echo "ksrc: $*" >&2
-	exit 1
-}
+PROG=ksrc
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() {
 	sed -n '4,9s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"

@@ -53,10 +53,9 @@ MAKEFILE_FILE=drivers/misc/Makefile
 # shellcheck disable=SC2016 # a make variable, not a shell one
 MAKEFILE_LINE='obj-$(CONFIG_XNET_KUNIT) += xnet/kunit/'
 
-die() {
-	echo "kunit: $*" >&2
-	exit 1
-}
+PROG=kunit
+# shellcheck source=scripts/lib.sh
+. "$ROOT/scripts/lib.sh"
 
 usage() {
 	sed -n '4,16s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"

@@ -119,10 +119,9 @@ problem_re+='|inconsistent lock state|suspicious RCU usage|Kernel panic'
 problem_re+='|soft lockup|hung_task:|hung_task_timeout|blocked for more than'
 problem_re+='|unreferenced object|ODEBUG:|vmtest: checker'
 
-die() {
-	echo "vmtest: $*" >&2
-	exit 2
-}
+PROG=vmtest DIE_STATUS=2
+# shellcheck source=scripts/lib.sh
+. "$repo/scripts/lib.sh"
 usage() {
 	sed -n '/^# Usage:/,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2
 	exit "${1:-2}"

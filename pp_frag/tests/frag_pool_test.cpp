@@ -755,6 +755,8 @@ TEST(FragAbi, InitRejectsBadBounds)
 	EXPECT_EQ(xnet_frag_pool_init(&p, slots, XNET_FRAG_MAX_PAGES + 1), -22);
 	EXPECT_EQ(xnet_frag_pool_init(&p, slots, 4), 0);
 	EXPECT_EQ(p.cap, 4u);
+	EXPECT_EQ(p.pages, 0u);
+	EXPECT_EQ(xnet_frag_in_flight(&p), 0u);
 }
 
 TEST(FragAbi, Lifecycle)

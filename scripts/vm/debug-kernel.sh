@@ -37,10 +37,9 @@ repo=$(cd "$here/../.." && pwd -P)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/xnet-kmods
 jobs=${XNET_JOBS:-$(nproc)}
 
-die() {
-	echo "debug-kernel: $*" >&2
-	exit 1
-}
+PROG=debug-kernel
+# shellcheck source=scripts/lib.sh
+. "$repo/scripts/lib.sh"
 
 series=6.1 rt=0 check=0
 while [ $# -gt 0 ]; do

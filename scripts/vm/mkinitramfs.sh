@@ -17,7 +17,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 moddir=${XNET_VM_MODDIR:-/lib/modules/$kver}
 mods="virtio_pci 9pnet_virtio 9p overlay configfs"
 
-die() { echo "mkinitramfs: $*" >&2; exit 1; }
+PROG=mkinitramfs
+# shellcheck source=scripts/lib.sh
+. "$here/../lib.sh"
 
 busybox=
 for b in /bin/busybox /usr/bin/busybox; do

@@ -52,6 +52,8 @@
 set -uo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "$XNET_SRC/tests/vm/lib.sh"
+# shellcheck source=tests/bench/lib_bench.sh
+. "$XNET_SRC/tests/bench/lib_bench.sh"
 # shellcheck source=tests/vm/lib_nvme.sh
 . "$XNET_SRC/tests/vm/lib_nvme.sh"
 
@@ -76,7 +78,6 @@ ORDER_TXT="order ${ORDER[*]%%:*}"
 ORDER_TXT=${ORDER_TXT// /, }
 ORDER_TXT=${ORDER_TXT/order,/order}
 
-log() { echo "bench: $*" >&2; }
 has_part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 # run_fio NAME ENGINE QD BATCH [extra...] -> "IOPS MEAN_US P9999_US IOS"

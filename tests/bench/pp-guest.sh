@@ -39,6 +39,7 @@
 # measures its own window (connect to end, --sys-report).
 set -uo pipefail
 . "$XNET_SRC/tests/vm/lib.sh"
+. "$XNET_SRC/tests/bench/lib_bench.sh"
 . "$XNET_SRC/tests/vm/lib_testnic.sh"
 
 QUICK=${BENCH_QUICK:-0}
@@ -76,7 +77,6 @@ esac
 # (virtio without ACCESS_PLATFORM bypasses the DMA API), but be sure.
 BOUNCE_HIST="hist:keys=dma_mask:vals=hitcount,size if dev_name == \"$DMA_DEVNAME\""
 SWIOTLB_DBG=/sys/kernel/debug/swiotlb
-log() { echo "bench: $*" >&2; }
 
 mkdir -p "$XNET_TMP"
 : >"$RAW"

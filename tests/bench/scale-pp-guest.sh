@@ -13,6 +13,7 @@
 # pp_frag_stats deltas and its pool size after the run, the sender's time.
 set -uo pipefail
 . "$XNET_SRC/tests/vm/lib.sh"
+. "$XNET_SRC/tests/bench/lib_bench.sh"
 . "$XNET_SRC/tests/vm/lib_pp.sh"
 
 COUNTS=${SCALE_PP_COUNTS:-1 100 1000 10000}
@@ -23,7 +24,6 @@ RAW=$XNET_TMP/scale-pp-raw.txt
 ROUT=$XNET_TMP/scale-pp-recv.txt
 SERR=$XNET_TMP/scale-pp-send.err
 PORT=9700
-log() { echo "bench: $*" >&2; }
 
 mkdir -p "$XNET_TMP"
 : >"$RAW"

@@ -50,8 +50,9 @@
 # xps-guest.sh: the -icount argument, for the table's text).
 set -uo pipefail
 . "$XNET_SRC/tests/vm/lib.sh"
+. "$XNET_SRC/tests/bench/lib_bench.sh"
 . "$XNET_SRC/tests/vm/lib_testnic.sh"
-. "$XNET_SRC/tests/bench/lib_pktgen.sh"
+. "$XNET_SRC/tests/vm/lib_pktgen.sh"
 
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	FLOWS=${SCALE_XPS_FLOWS:-100 1000}
@@ -70,7 +71,6 @@ STATS=/sys/class/net/tn0/xps_flow_stats
 RAW=$XNET_TMP/scale-xps-raw.txt
 SRC_PORT=1000
 DST_PORT=20000
-log() { echo "bench: $*" >&2; }
 steer() { wput $CNT "$1" || fail "xps_dev_flow_table_cnt=$1"; }
 
 [[ $PKTS =~ ^[1-9][0-9]*$ ]] || fail "SCALE_XPS_PKTS=$PKTS"

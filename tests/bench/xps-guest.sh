@@ -21,15 +21,15 @@
 # not bring up a second x86 vCPU in reasonable time).
 set -uo pipefail
 . "$XNET_SRC/tests/vm/lib.sh"
+. "$XNET_SRC/tests/bench/lib_bench.sh"
 . "$XNET_SRC/tests/vm/lib_testnic.sh"
-. "$XNET_SRC/tests/bench/lib_pktgen.sh"
+. "$XNET_SRC/tests/vm/lib_pktgen.sh"
 
 SECS=${BENCH_SECS:-4}
 MODE=${BENCH_MODE:-wall}
 case $MODE in wall | icount) ;; *) fail "BENCH_MODE=$MODE: wall or icount" ;; esac
 SRC=fwdsrc
 CNT=/sys/class/net/tn0/xps_dev_flow_table_cnt
-log() { echo "bench: $*" >&2; }
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print('%.3f' % (b/a) if a else 'n/a')" "$1" "$2"; }
 steer() { wput $CNT "$1" || fail "xps_dev_flow_table_cnt=$1"; }
 
@@ -464,7 +464,6 @@ wput $D/tn0/tx-0/delay_us 0
 # ---- tables
 read -r n0 r0 <<<"${RE[off]}"
 read -r n1 r1 <<<"${RE[on]}"
-pct() { python3 -c "import sys; print('%.1f' % (100.0 * int(sys.argv[1]) / int(sys.argv[2]) if int(sys.argv[2]) else 0))" "$1" "$2"; }
 echo "### xps_flow: reordering on the BQL test NIC"
 echo
 echo "4 flows (test header, AF_PACKET), 10 bursts of 8 packets per flow, the sender moving between CPU 0 (tx-0, completing 50 ms late) and CPU 1 (tx-1) every burst."

@@ -23,6 +23,7 @@
 # packets, and xps_flow's moves and holds.
 set -uo pipefail
 . "$XNET_SRC/tests/vm/lib.sh"
+. "$XNET_SRC/tests/bench/lib_bench.sh"
 . "$XNET_SRC/tests/vm/lib_testnic.sh"
 
 QUEUES=${BENCH_QUEUES:-8 16}
@@ -34,7 +35,6 @@ if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	BURSTS=${BENCH_BURSTS:-8}
 fi
 CNT=/sys/class/net/tn0/xps_dev_flow_table_cnt
-log() { echo "bench: $*" >&2; }
 
 [ "$(nproc)" -ge 4 ] || fail "needs 4 CPUs online, has $(nproc)"
 
@@ -116,7 +116,6 @@ for nq in $QUEUES; do
 	trap - EXIT
 done
 
-pct() { python3 -c "import sys; print('%.1f' % (100.0 * int(sys.argv[1]) / int(sys.argv[2]) if int(sys.argv[2]) else 0))" "$1" "$2"; }
 echo "### xps_flow: many TX queues, 4 CPUs"
 echo
 echo "$FLOWS flows (test header in raw IPv4/UDP frames on an AF_PACKET socket, a UDP source port each), $BURSTS bursts of 8 packets per flow, the sender moving over CPUs 0, 1, 2, 3 every burst. XPS: CPU c sends on the queues q with q % 4 = c (a queue of its set picked by the packet's hash); CPU 0's queues complete 40 ms late, CPU 2's 20 ms late, the others at once. sending: the bursts back to back, or the pause between two bursts. Steering on: a 4096-entry table. queues used: TX queues that sent packets in the run; moves, held: xps_flow_stats deltas (flows moved once their old queue drained, moves held back)."

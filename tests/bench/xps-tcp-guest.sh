@@ -35,6 +35,7 @@
 # three failed runs in a row end the matrix there.
 set -uo pipefail
 . "$XNET_SRC/tests/vm/lib.sh"
+. "$XNET_SRC/tests/bench/lib_bench.sh"
 . "$XNET_SRC/tests/vm/lib_testnic.sh"
 
 RUNS=${BENCH_TCP_RUNS:-5}
@@ -45,7 +46,6 @@ SRC=fwdsrc
 TC=/sbin/tc
 CNT=/sys/class/net/tn0/xps_dev_flow_table_cnt
 PARAMS=/sys/module/xps_flow/parameters
-log() { echo "bench: $*" >&2; }
 meta() { printf 'META\t%s\t%s\n' "$1" "$2"; }
 
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || fail "BENCH_TCP_RUNS=$RUNS"

@@ -30,6 +30,8 @@ set -euo pipefail
 . "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
 # shellcheck source=tests/vm/lib_testnic.sh
 . "$XNET_SRC/tests/vm/lib_testnic.sh"
+# shellcheck source=tests/vm/lib_pktgen.sh
+. "$XNET_SRC/tests/vm/lib_pktgen.sh"
 
 RECV=$XNET_SRC/tests/vm/seq_recv.py
 RX=vrx
@@ -89,8 +91,6 @@ ktap_diag "$XNET_KVER virtio_net: BQL head tx-0 $head tx-1 $head1 after $SENT fr
 # pktgen floods tx-0 in bursts (kpktgend_0, queue 0, to a MAC nobody has:
 # the bridge floods it to vB, which drops it) so that the queue has a
 # backlog QEMU's TX works through, as a real NIC's busy queue would.
-PG=/proc/net/pktgen
-pg() { printf '%s\n' "$2" >"$PG/$1" || fail "pktgen $1: $2"; }
 /sbin/modprobe pktgen || fail "modprobe pktgen"
 pg kpktgend_0 rem_device_all
 pg kpktgend_0 "add_device $A"

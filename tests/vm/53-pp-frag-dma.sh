@@ -41,8 +41,6 @@ cleanup() {
 	pp_tn_cleanup
 }
 
-# werr FILE VALUE: the error text of writing VALUE to FILE ("" if it worked).
-werr() { WERR=$({ printf '%s\n' "$2" >"$1"; } 2>&1) || true; }
 orphans_gone() { pp_flush_defer "" 10.99.0.2; pp_global; [ "${PG[orphans]}" -eq 0 ]; }
 refcnt() { read -r R </sys/module/pp_frag/refcnt; }
 # holder PORT RELEASE OUT: a task that sends 300 kB to 10.99.0.2:PORT, waits

@@ -34,7 +34,7 @@ expect_eq "${DM[path]}" dma-direct "the DMA device's mapping path"
 
 dmesg_count "needs DMA syncs"
 n0=$DMESG_N
-WERR=$({ printf '1\n' >"$OPTIN"; } 2>&1) || true
+werr "$OPTIN" 1
 rd "$OPTIN"
 optin=$R
 ktap_diag "opt-in under swiotlb=force: '${WERR:-accepted}', dma_optin $optin"

@@ -137,7 +137,6 @@ $IP netns del $NS
 TN_PARAMS="dma_pci=$EDU dma_untrusted=1" tn_setup
 trap pp_tn_cleanup EXIT
 wput $POOLF 64 || fail "pool on tn0"
-werr() { WERR=$({ printf '%s\n' "$2" >"$1"; } 2>&1) || true; }
 werr "$OPTIN" 1
 [[ $WERR == *"Operation not permitted"* ]] || fail "opt-in for an untrusted device: '$WERR', want EPERM"
 rd "$OPTIN"

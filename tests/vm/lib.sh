@@ -96,6 +96,11 @@ wait_pid() {
 # wput FILE VALUE: write VALUE and a newline; the write's status, no message.
 wput() { { printf '%s\n' "$2" >"$1"; } 2>/dev/null; }
 
+# werr FILE VALUE: write VALUE and a newline; the error text in WERR ("" if
+# it worked).
+# shellcheck disable=SC2034 # WERR is the result, read by the caller
+werr() { WERR=$({ printf '%s\n' "$2" >"$1"; } 2>&1) || true; }
+
 # rd FILE: its first line in R ('' if it cannot be read).
 # shellcheck disable=SC2034 # R is the result, read by the caller
 rd() {

@@ -46,6 +46,14 @@ TEST(XpsFlow, PackRoundTrip)
 	EXPECT_EQ(xps::head_of(e), 0u);
 	EXPECT_EQ(xnet_xps_tag(0x52800000u | 0x7fffffu), 0xa5);
 	EXPECT_EQ(xnet_xps_tag(0xd2800000u), 0xa5) << "bit 31 is not in the tag";
+	EXPECT_EQ(xnet_xps_tag(0xd2800001u), 0xa5);
+	/* The C inlines the datapath uses. */
+	EXPECT_EQ(xnet_xps_queue_of(0), -1);
+	EXPECT_EQ(xnet_xps_queue_of(xnet_xps_pack(0, 0, 0)), 0);
+	EXPECT_EQ(xnet_xps_queue_of(xnet_xps_pack(4095, 0xff, ~0u)), 4095);
+	EXPECT_EQ(xnet_xps_tag_of(xnet_xps_pack(4095, 0xa5, ~0u)), 0xa5);
+	EXPECT_EQ(static_cast<u32>(xnet_xps_pack(4095, 0xa5, 0xfeedf00du)), 0xfeedf00du);
+	EXPECT_EQ(xnet_xps_pack(7, 0, 0xfffffff0u), xps::pack(7, 0xfffffff0u));
 }
 
 TEST(XpsFlow, EveryBranch)
@@ -80,6 +88,25 @@ TEST(XpsFlow, EveryBranch)
 	d = xps::decide(xps::pack(0, 100), 1, 4, Completed{ 150, &calls, true });
 	EXPECT_EQ(d.queue, 0);
 	EXPECT_EQ(d.verdict, Verdict::Hold) << "drained driver ring, but the qdisc holds packets";
+
+	/* The C ABI: every verdict and the queue beside it. */
+	unsigned short q = 0xffff;
+	auto c = [&](u64 entry, u16 proposed, u32 completed, int backlog) {
+		return xnet_xps_decide(entry, 0, proposed, 4, completed, completed + 0x10000u,
+				       backlog, &q);
+	};
+	EXPECT_EQ(c(0, 3, 0, 0), XNET_XPS_NEW);
+	EXPECT_EQ(q, 3);
+	EXPECT_EQ(c(xps::pack(3, 10), 3, 0, 1), XNET_XPS_SAME);
+	EXPECT_EQ(q, 3);
+	EXPECT_EQ(c(xps::pack(6, 10), 1, 0, 1), XNET_XPS_STALE);
+	EXPECT_EQ(q, 1);
+	EXPECT_EQ(c(xps::pack(0, 10), 1, 9, 0), XNET_XPS_HOLD);
+	EXPECT_EQ(q, 0);
+	EXPECT_EQ(c(xps::pack(0, 10), 1, 10, 0), XNET_XPS_MOVE);
+	EXPECT_EQ(q, 1);
+	EXPECT_EQ(c(xps::pack(0, 10), 1, 11, 1), XNET_XPS_HOLD);
+	EXPECT_EQ(q, 0);
 }
 
 // The datapath's inline shortcut (decide.h) answers New or Same exactly
@@ -573,9 +600,18 @@ TEST(XpsFlow, TimedHold)
 	EXPECT_EQ(xnet_xps_decide_timed(e, 0, 1, 4, 0, 0, XNET_XPS_OLD_BACKLOG, 1000, 50, &q, &st),
 		  XNET_XPS_HOLD);
 	EXPECT_EQ(st, s);
+	EXPECT_EQ(xnet_xps_decide_timed(s, 0, 1, 4, 0, 0, XNET_XPS_OLD_BACKLOG, 1049, 50, &q, &st),
+		  XNET_XPS_HOLD);
+	EXPECT_EQ(q, 0);
+	EXPECT_EQ(st, 0u) << "within the limit: nothing to store";
 	EXPECT_EQ(xnet_xps_decide_timed(s, 0, 1, 4, 0, 0, XNET_XPS_OLD_BACKLOG, 1050, 50, &q, &st),
 		  XNET_XPS_EXPIRED);
 	EXPECT_EQ(q, 1);
+	EXPECT_EQ(st, 0u);
+	/* Unbounded (limit 0): held, never stamped. */
+	st = 1;
+	EXPECT_EQ(xnet_xps_decide_timed(e, 0, 1, 4, 0, 0, XNET_XPS_OLD_BACKLOG, 1000, 0, &q, &st),
+		  XNET_XPS_HOLD);
 	EXPECT_EQ(st, 0u);
 }
 
@@ -634,6 +670,7 @@ TEST(XpsFlow, TagsSeeCollisions)
 	EXPECT_FALSE(xnet_xps_collided(a, 0x11));
 	/* An empty slot collides with nothing. */
 	EXPECT_FALSE(xps::decide(0, 1, 4, Completed{ 0, &calls }, {}, 0x22).collision);
+	EXPECT_FALSE(xnet_xps_collided(0, 0x22));
 	/* The C ABI: the flag beside the verdict. */
 	unsigned short q = 9;
 	EXPECT_EQ(xnet_xps_decide(a, 0x22, 1, 4, 50, 0x10050, 0, &q),
@@ -642,6 +679,9 @@ TEST(XpsFlow, TagsSeeCollisions)
 	EXPECT_FALSE(xnet_xps_claims(XNET_XPS_HOLD | XNET_XPS_COLLIDED));
 	EXPECT_TRUE(xnet_xps_claims(XNET_XPS_MOVE | XNET_XPS_COLLIDED));
 	EXPECT_EQ(xnet_xps_decide(a, 0x11, 0, 4, 0, 0, 0, &q), XNET_XPS_SAME);
+	EXPECT_EQ(xnet_xps_decide(a, 0x22, 1, 4, 100, 0x10100, 0, &q),
+		  XNET_XPS_MOVE | XNET_XPS_COLLIDED);
+	EXPECT_EQ(q, 1);
 }
 
 /*

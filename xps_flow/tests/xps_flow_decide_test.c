@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: the XPS flow-steering decision of xps_flow (C++ core through
- * decide.h): every verdict, BQL counters around the 2^32
- * wrap, an idle head long behind them and a BQL reset, the qdisc backlog
- * rule, collisions, table sizing bounds, and entries that are never torn
- * while kthreads rewrite them.
+ * KUnit: the XPS flow-steering decision of xps_flow (xps_flow/decide.hpp)
+ * built with the kernel's flags, through its C ABI (decide.h) as the
+ * module calls it: one case per function the ABI defines out of line, to
+ * show the kernel build of the core agrees, and entries that are never
+ * torn while kthreads rewrite them with the kernel's READ_ONCE() and
+ * WRITE_ONCE(). Every verdict, the counters around the 2^32 wrap, stale
+ * heads, collisions and timed holds, branch by branch, are pure logic and
+ * tested in userspace only (xps_flow/tests/decide_test.cpp;
+ * Documentation/testing.md).
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -14,92 +18,92 @@
 
 #include "../decide.h"
 
-/* A queue with 64 KiB in flight beyond @completed; flow tag 0. */
-static int decide(u64 entry, u16 proposed, u16 nq, u32 completed, int backlog,
-		  u16 *queue)
-{
-	return xnet_xps_decide(entry, 0, proposed, nq, completed,
-			       completed + 0x10000, backlog, queue);
-}
-
 #define pack(queue, head)	xnet_xps_pack(queue, 0, head)
 
-static void xps_flow_decide_verdicts(struct kunit *test)
+/* xnet_xps_decide(): a new flow, a hold, a move, another flow's entry. */
+static void xps_flow_decide_abi_decide(struct kunit *test)
 {
 	u16 q = 0xffff;
 
-	KUNIT_EXPECT_EQ(test, decide(0, 3, 4, 0, 0, &q), XNET_XPS_NEW);
+	KUNIT_EXPECT_EQ(test, xnet_xps_decide(0, 0, 3, 4, 0, 0, 0, &q), XNET_XPS_NEW);
 	KUNIT_EXPECT_EQ(test, q, 3);
-	KUNIT_EXPECT_EQ(test, decide(pack(3, 10), 3, 4, 0, 1, &q), XNET_XPS_SAME);
-	KUNIT_EXPECT_EQ(test, q, 3);
-	KUNIT_EXPECT_EQ(test, decide(pack(6, 10), 1, 4, 0, 1, &q), XNET_XPS_STALE);
-	KUNIT_EXPECT_EQ(test, q, 1);
-	KUNIT_EXPECT_EQ(test, decide(pack(0, 10), 1, 4, 9, 0, &q), XNET_XPS_HOLD);
+	/* 64 KiB in flight beyond completed 9: head 10 is not done. */
+	KUNIT_EXPECT_EQ(test, xnet_xps_decide(pack(0, 10), 0, 1, 4, 9, 9 + 0x10000, 0, &q),
+			XNET_XPS_HOLD);
 	KUNIT_EXPECT_EQ(test, q, 0);
-	KUNIT_EXPECT_EQ(test, decide(pack(0, 10), 1, 4, 10, 0, &q), XNET_XPS_MOVE);
+	KUNIT_EXPECT_EQ(test, xnet_xps_decide(pack(0, 10), 0, 1, 4, 10, 10 + 0x10000, 0, &q),
+			XNET_XPS_MOVE);
 	KUNIT_EXPECT_EQ(test, q, 1);
-	KUNIT_EXPECT_EQ(test, decide(pack(0, 10), 1, 4, 11, 1, &q), XNET_XPS_HOLD);
+	KUNIT_EXPECT_EQ(test, xnet_xps_decide(pack(0, 10), 0x22, 1, 4, 10, 10 + 0x10000,
+					      XNET_XPS_OLD_BACKLOG, &q),
+			XNET_XPS_HOLD | XNET_XPS_COLLIDED);
 	KUNIT_EXPECT_EQ(test, q, 0);
-}
-
-static void xps_flow_decide_wrap(struct kunit *test)
-{
-	u64 e = pack(2, 0x10);	/* head just past the wrap */
-	u16 q;
-
-	KUNIT_EXPECT_EQ(test, decide(e, 1, 4, 0xfffffff0u, 0, &q), XNET_XPS_HOLD);
-	KUNIT_EXPECT_EQ(test, decide(e, 1, 4, 0xf, 0, &q), XNET_XPS_HOLD);
-	KUNIT_EXPECT_EQ(test, decide(e, 1, 4, 0x10, 0, &q), XNET_XPS_MOVE);
-	e = pack(2, 0xfffffff0u);	/* head just before it */
-	KUNIT_EXPECT_EQ(test, decide(e, 1, 4, 0xffffff00u, 0, &q), XNET_XPS_HOLD);
-	KUNIT_EXPECT_EQ(test, decide(e, 1, 4, 5, 0, &q), XNET_XPS_MOVE);
 }
 
 /*
- * The window test: an idle flow's head that the counters have wrapped
- * past (2^31 bytes and more of other flows later), and a head from before
- * a BQL reset (both counters 0 again), are not in flight: the flow moves.
+ * xnet_xps_decide_timed(): the first hold stamps (store), at the limit it
+ * expires; the transmit side's repack keeps the stamp on the held queue.
  */
-static void xps_flow_decide_stale_heads(struct kunit *test)
+static void xps_flow_decide_abi_decide_timed(struct kunit *test)
 {
-	u32 done = 0x1000 + 0x80000010u;
-	u16 q;
+	u64 e = pack(0, 10), st = 1, s;
+	u16 q = 0xffff;
 
-	KUNIT_EXPECT_EQ(test, xnet_xps_decide(pack(0, 0x1000), 0, 1, 2, done,
-					      done + 3000, 0, &q), XNET_XPS_MOVE);
-	KUNIT_EXPECT_EQ(test, q, 1);
-	KUNIT_EXPECT_EQ(test, xnet_xps_decide(pack(0, 0x70000000u), 0, 1, 2, 0, 0, 0, &q),
-			XNET_XPS_MOVE);
-	KUNIT_EXPECT_EQ(test, xnet_xps_decide(pack(0, 0x70000000u), 0, 1, 2, 0, 0,
-					      XNET_XPS_OLD_BACKLOG, &q), XNET_XPS_HOLD);
-}
-
-/* Another flow's entry: decided on as the slot's, and flagged. */
-static void xps_flow_decide_collision(struct kunit *test)
-{
-	u64 a = xnet_xps_pack(0, 0x11, 100);
-	u16 q;
-
-	KUNIT_EXPECT_EQ(test, xnet_xps_decide(a, 0x22, 1, 2, 50, 200, 0, &q),
-			XNET_XPS_HOLD | XNET_XPS_COLLIDED);
+	KUNIT_EXPECT_EQ(test, xnet_xps_decide_timed(e, 0, 1, 4, 0, 0, XNET_XPS_OLD_BACKLOG,
+						    500, 25, &q, &st), XNET_XPS_HOLD);
 	KUNIT_EXPECT_EQ(test, q, 0);
-	KUNIT_EXPECT_EQ(test, xnet_xps_decide(a, 0x11, 1, 2, 50, 200, 0, &q), XNET_XPS_HOLD);
-	KUNIT_EXPECT_EQ(test, xnet_xps_decide(a, 0x22, 1, 2, 100, 200, 0, &q),
-			XNET_XPS_MOVE | XNET_XPS_COLLIDED);
-	KUNIT_EXPECT_EQ(test, xnet_xps_decide_fast(a, 0), XNET_XPS_SAME);
-	KUNIT_EXPECT_EQ(test, xnet_xps_collided(a, 0x22), 1);
-	KUNIT_EXPECT_EQ(test, xnet_xps_collided(a, 0x11), 0);
-	KUNIT_EXPECT_EQ(test, xnet_xps_collided(0, 0x22), 0);
-	KUNIT_EXPECT_EQ(test, xnet_xps_tag(0xd2800001u), 0xa5);	/* bit 31 not in it */
+	s = st;
+	KUNIT_ASSERT_NE(test, s, 0ULL);
+	KUNIT_EXPECT_TRUE(test, s & XNET_XPS_HOLDING);
+	KUNIT_EXPECT_EQ(test, xnet_xps_queue_of(s), 0);
+	KUNIT_EXPECT_EQ(test, (u32)s, 10U);
+	KUNIT_EXPECT_EQ(test, xnet_xps_decide_timed(s, 0, 1, 4, 0, 0, XNET_XPS_OLD_BACKLOG,
+						    525, 25, &q, &st), XNET_XPS_EXPIRED);
+	KUNIT_EXPECT_EQ(test, q, 1);
+	KUNIT_EXPECT_EQ(test, st, 0ULL);
+	KUNIT_EXPECT_EQ(test, xnet_xps_repack(s, 0, 0, 99) & XNET_XPS_HOLD_BITS,
+			s & XNET_XPS_HOLD_BITS);
+	KUNIT_EXPECT_EQ(test, xnet_xps_repack(s, 1, 0, 99), pack(1, 99));
 }
 
-static void xps_flow_decide_entry(struct kunit *test)
+/* xnet_xps_busy(): a head in flight, a backlog; an empty entry never. */
+static void xps_flow_decide_abi_busy(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, xnet_xps_queue_of(0), -1);
-	KUNIT_EXPECT_EQ(test, xnet_xps_queue_of(pack(0, 0)), 0);
-	KUNIT_EXPECT_EQ(test, xnet_xps_queue_of(xnet_xps_pack(4095, 0xff, ~0u)), 4095);
-	KUNIT_EXPECT_EQ(test, xnet_xps_tag_of(xnet_xps_pack(4095, 0xa5, ~0u)), 0xa5);
-	KUNIT_EXPECT_EQ(test, (u32)xnet_xps_pack(4095, 0xa5, 0xfeedf00d), 0xfeedf00dU);
+	KUNIT_EXPECT_EQ(test, xnet_xps_busy(pack(0, 100), 99, 200, 0), 1);
+	KUNIT_EXPECT_EQ(test, xnet_xps_busy(pack(0, 100), 100, 200, 0), 0);
+	KUNIT_EXPECT_EQ(test, xnet_xps_busy(pack(0, 100), 100, 200, 1), 1);
+	KUNIT_EXPECT_EQ(test, xnet_xps_busy(0, 0, 0, 1), 0);
+}
+
+/* xnet_xps_carry(): the busy entry is kept; both busy is a conflict. */
+static void xps_flow_decide_abi_carry(struct kunit *test)
+{
+	const u64 q0 = pack(0, 100), q1 = pack(1, 50);
+	int conflict = -1;
+
+	KUNIT_EXPECT_EQ(test, xnet_xps_carry(q0, 0, q1, 1, &conflict), q1);
+	KUNIT_EXPECT_EQ(test, conflict, 0);
+	KUNIT_EXPECT_EQ(test, xnet_xps_carry(q0, 1, q1, 1, &conflict), q0);
+	KUNIT_EXPECT_EQ(test, conflict, 1);
+}
+
+/* xnet_xps_drain_sample(): 10 KiB completed in 200 us is 20 us a KiB. */
+static void xps_flow_decide_abi_drain_sample(struct kunit *test)
+{
+	struct xnet_xps_drain d = { 1000000, 0, 0 };
+
+	xnet_xps_drain_sample(&d, 1200000, 10240, 100);
+	KUNIT_EXPECT_EQ(test, d.ns_per_kib, 20000U);
+	KUNIT_EXPECT_EQ(test, d.ns, 1200000ULL);
+	KUNIT_EXPECT_EQ(test, d.completed, 10240U);
+}
+
+/* xnet_xps_hold_limit(): 4 drains of 64 KiB at 20 us/KiB; unbounded. */
+static void xps_flow_decide_abi_hold_limit(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, xnet_xps_hold_limit(477, 20, 4, 20000, 65536), 5);
+	KUNIT_EXPECT_EQ(test, xnet_xps_hold_limit(3, 20, 4, 20000, 65536), 3);
+	KUNIT_EXPECT_EQ(test, xnet_xps_hold_limit(0, 20, 4, 20000, 65536), 0);
 }
 
 struct xps_flow_race {
@@ -168,47 +172,13 @@ static void xps_flow_decide_concurrent_entries(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, torn, 0UL);
 }
 
-/*
- * Timed holds through the C ABI as the module calls it: the first hold
- * stamps (store), within the limit it holds, at the limit it expires; the
- * transmit side's repack keeps a stamp only on the held queue.
- */
-static void xps_flow_decide_timed_hold(struct kunit *test)
-{
-	u64 e = pack(0, 10), st = 1, s;
-	u16 q = 0xffff;
-
-	KUNIT_EXPECT_EQ(test, xnet_xps_decide_timed(e, 0, 1, 4, 0, 0, XNET_XPS_OLD_BACKLOG,
-						    500, 25, &q, &st), XNET_XPS_HOLD);
-	KUNIT_EXPECT_EQ(test, q, 0);
-	s = st;
-	KUNIT_ASSERT_NE(test, s, 0ULL);
-	KUNIT_EXPECT_TRUE(test, s & XNET_XPS_HOLDING);
-	KUNIT_EXPECT_EQ(test, xnet_xps_queue_of(s), 0);
-	KUNIT_EXPECT_EQ(test, (u32)s, 10U);
-	KUNIT_EXPECT_EQ(test, xnet_xps_decide_timed(s, 0, 1, 4, 0, 0, XNET_XPS_OLD_BACKLOG,
-						    524, 25, &q, &st), XNET_XPS_HOLD);
-	KUNIT_EXPECT_EQ(test, st, 0ULL);
-	KUNIT_EXPECT_EQ(test, xnet_xps_decide_timed(s, 0, 1, 4, 0, 0, XNET_XPS_OLD_BACKLOG,
-						    525, 25, &q, &st), XNET_XPS_EXPIRED);
-	KUNIT_EXPECT_EQ(test, q, 1);
-	/* Unbounded (limit 0): held, never stamped. */
-	KUNIT_EXPECT_EQ(test, xnet_xps_decide_timed(e, 0, 1, 4, 0, 0, XNET_XPS_OLD_BACKLOG,
-						    500, 0, &q, &st), XNET_XPS_HOLD);
-	KUNIT_EXPECT_EQ(test, st, 0ULL);
-	/* Transmit: same queue keeps the stamp, another drops it. */
-	KUNIT_EXPECT_EQ(test, xnet_xps_repack(s, 0, 0, 99) & XNET_XPS_HOLD_BITS,
-			s & XNET_XPS_HOLD_BITS);
-	KUNIT_EXPECT_EQ(test, xnet_xps_repack(s, 1, 0, 99), pack(1, 99));
-}
-
 static struct kunit_case xps_flow_decide_cases[] = {
-	KUNIT_CASE(xps_flow_decide_verdicts),
-	KUNIT_CASE(xps_flow_decide_timed_hold),
-	KUNIT_CASE(xps_flow_decide_wrap),
-	KUNIT_CASE(xps_flow_decide_stale_heads),
-	KUNIT_CASE(xps_flow_decide_collision),
-	KUNIT_CASE(xps_flow_decide_entry),
+	KUNIT_CASE(xps_flow_decide_abi_decide),
+	KUNIT_CASE(xps_flow_decide_abi_decide_timed),
+	KUNIT_CASE(xps_flow_decide_abi_busy),
+	KUNIT_CASE(xps_flow_decide_abi_carry),
+	KUNIT_CASE(xps_flow_decide_abi_drain_sample),
+	KUNIT_CASE(xps_flow_decide_abi_hold_limit),
 	KUNIT_CASE(xps_flow_decide_concurrent_entries),
 	{}
 };

@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# pktgen on the BQL test NIC for the xps_flow bench guests (xps-guest.sh,
-# scale-xps-guest.sh): tn0 (tn_setup) sends 64-byte UDP packets from
-# 10.99.0.1 to 10.99.0.2 with xmit_mode queue_xmit (queue selection, the
-# qdisc and both xps_flow wrappers), from kpktgend_0 on CPU 0. Sourced
-# after tests/vm/lib.sh and lib_testnic.sh.
+# pktgen for the guests. pg, for any device: the guest tests' and the bench
+# guests'. The rest is pktgen on the BQL test NIC for the xps_flow bench
+# guests (tests/bench/xps-guest.sh, scale-xps-guest.sh): tn0 (tn_setup)
+# sends 64-byte UDP packets from 10.99.0.1 to 10.99.0.2 with xmit_mode
+# queue_xmit (queue selection, the qdisc and both xps_flow wrappers), from
+# kpktgend_0 on CPU 0. Sourced after tests/vm/lib.sh and lib_testnic.sh.
+# PG is pktgen's directory here: not for a guest that also sources
+# lib_pp.sh, whose PG is an array.
 
 PG=/proc/net/pktgen
 # pg FILE LINE: one pktgen command, written to $PG/FILE.
