@@ -312,6 +312,29 @@ if grep -E '\[(CRASHED|ERROR)\]|timed out after [0-9]+ seconds' "$OUT/kunit.out"
 	head -n 5 "$OUT/errors.txt" | sed 's/^/kunit:   /'
 	status=1
 fi
+# Every suite the sources define (struct kunit_suite ... .name = "...") and
+# the filter selects must have run: a suite whose kunit_test_suite() line
+# is lost builds with a warning only, and its cases would just be missing.
+# shellcheck disable=SC2016 # awk program
+mapfile -t defined < <(cd "$ROOT" && git ls-files -co --exclude-standard -- '*_test.c' 'kunit/*.c' |
+	xargs awk '/struct kunit_suite [a-z0-9_]+ = \{/ { s = 1 }
+		s && /\.name = "/ { match($0, /"[^"]*"/); print substr($0, RSTART + 1, RLENGTH - 2); s = 0 }')
+ran=$(python3 -c '
+import json, sys
+try:
+	d = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+	d = {}
+print(" ".join(g.get("name", "") for g in d.get("sub_groups", [])))' "$OUT/results.json")
+for suite in "${defined[@]}"; do
+	# shellcheck disable=SC2053 # $glob is kunit.py's suite[.case] glob
+	[ -z "$glob" ] || [[ $suite == ${glob%%.*} ]] || continue
+	if [[ " $ran " != *" $suite "* ]]; then
+		echo "kunit: suite $suite is defined in the sources but did not run"
+		status=1
+	fi
+done
+[ ${#defined[@]} -gt 0 ] || { echo "kunit: no suite found in the sources"; status=1; }
 if [ "$skipped" -ne 0 ]; then
 	echo "kunit: $skipped case(s) skipped (counted as failed)"
 	status=1
