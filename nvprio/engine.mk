@@ -18,6 +18,15 @@ $(obj)/prio_sock.o: $(obj)/%.o: $(NVPRIO_DIR)/%.c $(recordmcount_source) FORCE
 	$(call if_changed_rule,cc_o_c)
 	$(call cmd,force_checksrc)
 
+# The engine's trace events (nvprio/trace.h), defined in the module's own
+# trace.o, compiled the same way; list trace.o in the -y line too. The
+# events' system is the module's name: its Kbuild sets NVPRIO_TRACE_SYSTEM.
+# define_trace.h includes trace.h again through TRACE_INCLUDE_PATH (.).
+$(obj)/trace.o: $(obj)/%.o: $(NVPRIO_DIR)/%.c $(recordmcount_source) FORCE
+	$(call if_changed_rule,cc_o_c)
+	$(call cmd,force_checksrc)
+CFLAGS_trace.o := -I$(NVPRIO_DIR)
+
 # The priority rules (C++ core, rules.h), compiled the same way.
 $(obj)/rules.o: $(obj)/%.o: $(NVPRIO_DIR)/%.cpp FORCE
 	$(xnet-kbuild-check)$(call if_changed_dep,cxx_o_cpp)

@@ -51,6 +51,7 @@
 #endif
 
 #include "prio_sock.h"
+#include "trace.h"
 
 /* Rules text longer than this is refused (the parser's own bound). */
 #define NVPRIO_RULES_MAX	4096
@@ -326,10 +327,13 @@ static void nvprio_apply(struct nvprio_sock *e, bool reapply)
 	rcu_read_lock();
 	WRITE_ONCE(e->rule, nvprio_want(e, &want));
 	rcu_read_unlock();
+	if (trace_nvprio_rule_match_enabled() && e->rule >= 0)
+		trace_nvprio_rule_match(sk, e->role, e->rule, cur, want);
 	if (!want) {
 		if (e->ours) {
 			WRITE_ONCE(sk->sk_priority, e->orig);
 			atomic_long_inc(&nvprio_restored);
+			trace_nvprio_restore(sk, e->role, e->rule, cur, e->orig);
 			WRITE_ONCE(e->ours, false);
 		}
 		return;
@@ -337,8 +341,10 @@ static void nvprio_apply(struct nvprio_sock *e, bool reapply)
 	if (!e->ours) {
 		WRITE_ONCE(e->orig, cur);
 		atomic_long_inc(&nvprio_tagged);
+		trace_nvprio_tag(sk, e->role, e->rule, cur, want);
 	} else if (reapply && cur != want) {
 		atomic_long_inc(&nvprio_reapplied);
+		trace_nvprio_reapply(sk, e->role, e->rule, cur, want);
 	}
 	if (cur != want)
 		WRITE_ONCE(sk->sk_priority, want);
@@ -437,6 +443,7 @@ static void nvprio_untrack(struct nvprio_sock *e, bool restore)
 	if (restore && e->ours && READ_ONCE(sk->sk_priority) == e->applied) {
 		WRITE_ONCE(sk->sk_priority, e->orig);
 		atomic_long_inc(&nvprio_restored);
+		trace_nvprio_restore(sk, e->role, e->rule, e->applied, e->orig);
 	}
 	hash_del_rcu(&e->node);
 	nvprio_count--;

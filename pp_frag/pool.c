@@ -27,6 +27,7 @@
 #include <net/sock.h>
 
 #include "pp_frag.h"
+#include "trace.h"
 
 #define PPF_BATCH	32
 #define PPF_REAP_MS	100
@@ -166,6 +167,7 @@ bool ppf_pool_refill(struct ppf_pool *pool, struct page_frag *pfrag)
 	struct xnet_frag_slot *slot;
 	struct ppf_stats *stats;
 	struct ppf_cache *pc;
+	int why = PPF_FALLBACK_FULL;
 	bool fresh = false;
 	unsigned int i;
 
@@ -180,6 +182,9 @@ bool ppf_pool_refill(struct ppf_pool *pool, struct page_frag *pfrag)
 		xnet_frag_refill(st, c);
 		spin_unlock(&pool->lock);
 		i = xnet_frag_take(st, c);
+		if (i == XNET_FRAG_NONE)
+			trace_pp_frag_recycle_miss(pool->hn.dev,
+						   READ_ONCE(st->pages), st->cap);
 	}
 	if (i == XNET_FRAG_NONE && READ_ONCE(st->pages) < st->cap) {
 		unsigned int order;
@@ -193,15 +198,20 @@ bool ppf_pool_refill(struct ppf_pool *pool, struct page_frag *pfrag)
 			spin_unlock(&pool->lock);
 			if (i == XNET_FRAG_NONE) {
 				put_page(page);
+				why = PPF_FALLBACK_RACE;
 			} else {
 				atomic_long_inc(&ppf_pages_owned);
 				i = xnet_frag_take(st, c);
 				fresh = true;
 			}
+		} else {
+			why = PPF_FALLBACK_NOMEM;
 		}
 	}
 	if (i == XNET_FRAG_NONE) {
 		stats->fallback++;
+		trace_pp_frag_fallback(pool->hn.dev, why, READ_ONCE(st->pages),
+				       st->cap);
 		spin_unlock(&pc->lock);
 		local_bh_enable();
 		return false;
@@ -274,6 +284,8 @@ unsigned long ppf_pool_shrink(struct ppf_pool *pool, unsigned long max)
 		}
 		if (n) {
 			this_cpu_add(pool->stats->shrunk, n);
+			trace_pp_frag_shrink(pool->hn.dev, n, max - done,
+					     READ_ONCE(pool->state.pages));
 			done += n;
 		}
 		if (n < PPF_BATCH)

@@ -21,6 +21,7 @@
 #include "../compat/ftrace.h"
 #include "decide.h"
 #include "key.h"
+#include "trace.h"
 #include "xps_flow.h"
 
 /* The table in a hook: every caller is an RCU reader of some flavour. */
@@ -158,20 +159,22 @@ static noinline unsigned int xfl_qdisc_bytes(struct net_device *dev, int oq)
  */
 static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
 				   struct net_device *sb_dev, struct xfl_table *t,
-				   u64 *slot, u64 entry, u16 proposed, u8 tag)
+				   u64 *slot, u64 entry, u16 proposed, u32 key)
 {
 	u64 now = ktime_get_mono_fast_ns();
 	u16 clock = now >> READ_ONCE(xfl_hold_shift), limit;
-	unsigned int tries = 0;
+	unsigned int tries = 0, completed, queued;
+	u8 tag = xnet_xps_tag(key);
 	bool collided = false;
 	int verdict;
 	u16 queue;
 
 	for (;;) {
-		unsigned int completed = 0, queued = 0;
 		int oq, state = 0;
 		u64 store;
 
+		completed = 0;
+		queued = 0;
 		oq = xnet_xps_queue_of(entry);
 		if (oq >= 0 && oq < dev->real_num_tx_queues)
 			state = xfl_old_state(dev, sb_dev, t, slot, entry, oq,
@@ -189,12 +192,14 @@ static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
 			u16 longer = xfl_hold_bound(t, oq, completed, queued,
 						    xfl_qdisc_bytes(dev, oq));
 
-			if (longer > limit)
+			if (longer > limit) {
 				verdict = xnet_xps_decide_timed(entry, tag, proposed,
 								dev->real_num_tx_queues,
 								completed, queued,
 								state, clock, longer,
 								&queue, &store);
+				limit = longer;
+			}
 		}
 		collided |= verdict & XNET_XPS_COLLIDED;
 		verdict &= XNET_XPS_VERDICT_MASK;
@@ -221,16 +226,25 @@ static noinline u16 xfl_steer_move(struct xfl_dev *xd, struct net_device *dev,
 		this_cpu_inc(xd->stats->claims_lost);
 		break;
 	}
-	if (unlikely(collided))
+	if (unlikely(collided)) {
 		this_cpu_inc(xd->stats->collisions);
-	if (verdict == XNET_XPS_HOLD)
+		trace_xps_flow_collision(dev, key, entry, proposed);
+	}
+	if (verdict == XNET_XPS_HOLD) {
 		this_cpu_inc(xd->stats->held);
-	else if (verdict == XNET_XPS_MOVE)
+		trace_xps_flow_hold(dev, key, entry, proposed, queue, completed,
+				    queued, clock, limit);
+	} else if (verdict == XNET_XPS_MOVE) {
 		this_cpu_inc(xd->stats->moves);
-	else if (verdict == XNET_XPS_STALE)
+		trace_xps_flow_move(dev, key, entry, proposed, queue, completed,
+				    queued, clock, limit);
+	} else if (verdict == XNET_XPS_STALE) {
 		this_cpu_inc(xd->stats->stale);
-	else if (verdict == XNET_XPS_EXPIRED)
+	} else if (verdict == XNET_XPS_EXPIRED) {
 		this_cpu_inc(xd->stats->expired);
+		trace_xps_flow_expire(dev, key, entry, proposed, queue,
+				      completed, queued, clock, limit);
+	}
 	return queue;
 }
 
@@ -257,21 +271,23 @@ u16 xfl_steer(struct xfl_dev *xd, struct net_device *dev, struct sk_buff *skb,
 	this_cpu_inc(xd->stats->lookups);
 	/* No entry, or the flow's queue is the proposed one. */
 	if (likely(xnet_xps_decide_fast(entry, proposed) >= 0)) {
-		if (unlikely(xnet_xps_collided(entry, tag)))
+		if (unlikely(xnet_xps_collided(entry, tag))) {
 			this_cpu_inc(xd->stats->collisions);
+			trace_xps_flow_collision(dev, key, entry, proposed);
+		}
 		/* A new flow claims its slot; lost, the winner's entry decides. */
 		if (unlikely(!entry) && !xfl_claim(dev, slot, 0, proposed, tag)) {
 			entry = READ_ONCE(*slot);
 			if (xnet_xps_decide_fast(entry, proposed) < 0)
 				return xfl_steer_move(xd, dev, sb_dev, t, slot,
-						      entry, proposed, tag);
+						      entry, proposed, key);
 		} else if (unlikely(entry & XNET_XPS_HOLDING)) {
 			/* Where XPS wants it again: a timed hold is over. */
 			cmpxchg64(slot, entry, entry & ~XNET_XPS_HOLD_BITS);
 		}
 		return proposed;
 	}
-	return xfl_steer_move(xd, dev, sb_dev, t, slot, entry, proposed, tag);
+	return xfl_steer_move(xd, dev, sb_dev, t, slot, entry, proposed, key);
 }
 
 /*
