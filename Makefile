@@ -130,9 +130,11 @@ vmtest: modules testnic
 # The guest suite on Debian's kernel of series SERIES (6.1, 6.12:
 # scripts/kernels.sh), modules built against its headers in
 # build/<release>/src; make check runs it for every series of XNET_KERNELS.
+# --suite: what this kernel runs by the rule of Documentation/testing.md
+# ("What runs where"; on 6.1, the tests the debug kernel does not run).
 SERIES ?= 6.1
 vmtest-series:
-	$(ROOT)/scripts/vmtest.sh --series $(SERIES)
+	$(ROOT)/scripts/vmtest.sh --series $(SERIES) --suite
 
 # Proves the guest harness catches failures, console warnings, bad taint,
 # hangs and crashes (boots with deliberately broken tests from a temp dir).
@@ -153,14 +155,12 @@ vmtest-selftest-debug:
 check-debug:
 	XNET_TIERS="dbgself debug" $(ROOT)/scripts/check.sh
 
-# Debian's PREEMPT_RT kernel: every test that runs code with a lock or an
-# allocation in it (load, NVMe/TCP, pp_frag, containers, the RT contention
-# test 32); not the XPS ones (30, 4x: a datapath with neither), nor 60
-# (needs CONFIG_FAULT_INJECTION: the debug tier runs it). VMTEST_RT_TESTS=
-# overrides.
-VMTEST_RT_TESTS ?= 01 2 31 32 33 5 61
+# Debian's PREEMPT_RT kernel: the tests whose header says rt="why" (one per
+# path whose locks and allocations RT changes; Documentation/testing.md,
+# "What runs where"). VMTEST_RT_TESTS="01 23 ..." runs those instead.
+VMTEST_RT_TESTS ?=
 vmtest-rt:
-	$(ROOT)/scripts/vmtest.sh --rt --series $(SERIES) $(VMTEST_RT_TESTS)
+	$(ROOT)/scripts/vmtest.sh --rt --series $(SERIES) $(or $(VMTEST_RT_TESTS),--suite)
 
 # Not in `make check`: the PREEMPT_RT debug kernel it needs is a second
 # cold kernel build (tests/regress, Documentation/testing.md).

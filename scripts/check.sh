@@ -27,9 +27,8 @@
 # that exits non-zero without failing a counted test counts one failure.
 # The last line is the total: "N passed, N failed, N skipped" (a skipped
 # test is not counted as passed, nor is a baseline: tests/vm/20). Exit status 0 only if nothing failed.
-# The compiling tiers run first, one at a time; then the debug kernel's
-# tiers (dbgself, debug) run in a second lane beside the other guest tiers
-# (XNET_CHECK_LANES=1: all in one lane; see run_one below).
+# The compiling tiers run first, one at a time; then the guest tiers in two
+# lanes fed by one queue (XNET_CHECK_LANES=1: one lane; see lane() below).
 # XNET_TIERS="user build" runs a subset. XNET_KUNIT_ARCHS="um x86_64" makes
 # the kunit tier also run the suites in an x86_64 kernel under QEMU with 2
 # CPUs (scripts/kunit.sh --arch x86_64: the cases that need a real CPU
@@ -133,40 +132,63 @@ run_one() {
 	[ -z "$quiet" ] || echo "=== $r: done beside the others: $p passed, $f failed, $sk skipped, ${secs}s"
 }
 
-# The guest tiers on the debug kernel (dbgself, debug: a third of the whole
-# check) run beside the other guest tiers (vm, vmself, rt) when
-# XNET_CHECK_LANES is 2 (the default): the check left 40 % of the two CPUs
-# idle with one guest at a time. Two guests slow each other down (vm-6.1:
-# 706 s alone, 1114 s beside the debug tier), so this saved 5 of 65
-# minutes, not half (Documentation/development.md). The bench tier (every bench's quick form,
-# ~10 minutes) runs last in the debug kernel's lane, the shorter one (debug
-# 3136 s against 3251 s for vm, vmself and rt in the timing of Documentation/development.md). The
-# tiers that compile (user, build, fuzz,
-# kunit) run first, alone, and so does the debug kernel's build when it is
-# not cached. XNET_CHECK_LANES=1: one tier at a time.
-first=() guests=() dbg=()
+# The guest tiers run in two lanes (XNET_CHECK_LANES=2, the default), each
+# taking the next tier from one queue when its last one ends, the longest
+# first (the order below, from the per-test time table of
+# Documentation/testing.md): two guests share the host's two CPUs, so two
+# lanes save the time a guest leaves a CPU idle (waits, sleeps, one busy
+# vCPU), not half. The tiers that compile (user, build, fuzz, kunit) run
+# first, alone, and so does the debug kernel's build when it is not
+# cached. XNET_CHECK_LANES=1: one tier at a time, in the queue's order.
+first=() guests=()
 for r in "${runs[@]}"; do
 	case ${r%%-*} in
-	vm | vmself | rt) guests+=("$r") ;;
-	dbgself | debug | bench) dbg+=("$r") ;;
+	vm | vmself | rt | dbgself | debug | bench) guests+=("$r") ;;
 	*) first+=("$r") ;;
 	esac
 done
+order=(debug vm-6.12 rt-6.12 vm-6.1 dbgself bench rt-6.1 vmself)
+queue=()
+for o in "${order[@]}"; do
+	for r in "${guests[@]}"; do [ "$r" = "$o" ] && queue+=("$r"); done
+done
+for r in "${guests[@]}"; do
+	[[ " ${queue[*]} " == *" $r "* ]] || queue+=("$r")
+done
 for r in "${first[@]}"; do run_one "$r"; done
-if [ "$lanes" = 2 ] && [ ${#guests[@]} -gt 0 ] && [ ${#dbg[@]} -gt 0 ]; then
-	if [[ " ${dbg[*]} " =~ \ (dbgself|debug)\  ]]; then
-		start=$(date +%s)
-		echo "=== the debug kernel: scripts/vm/debug-kernel.sh (built once, cached)"
-		"$root/scripts/vm/debug-kernel.sh" >"$logs/debug-kernel.log" 2>&1 ||
-			echo "check: the debug kernel did not build ($logs/debug-kernel.log): its tiers will fail"
-		echo "=== the debug kernel: $(($(date +%s) - start))s"
-	fi
-	(for r in "${dbg[@]}"; do run_one "$r" quiet; done) &
-	lane=$!
-	for r in "${guests[@]}"; do run_one "$r"; done
-	wait "$lane"
+if [[ " ${queue[*]} " =~ \ (dbgself|debug)\  ]]; then
+	start=$(date +%s)
+	echo "=== the debug kernel: scripts/vm/debug-kernel.sh (built once, cached)"
+	"$root/scripts/vm/debug-kernel.sh" >"$logs/debug-kernel.log" 2>&1 ||
+		echo "check: the debug kernel did not build ($logs/debug-kernel.log): its tiers will fail"
+	echo "=== the debug kernel: $(($(date +%s) - start))s"
+fi
+printf '%s\n' "${queue[@]}" >"$logs/queue"
+# The next tier of the queue (empty when it is empty), under a lock.
+next_run() {
+	(
+		flock 9
+		head -n 1 "$logs/queue"
+		sed -i 1d "$logs/queue"
+	) 9>"$logs/queue.lock"
+}
+lane() {	# lane N: run tiers from the queue until it is empty
+	local r
+	while r=$(next_run) && [ -n "$r" ]; do
+		if [ "$lanes" = 1 ] || [ "$1" = 1 ]; then
+			run_one "$r"
+		else
+			run_one "$r" quiet
+		fi
+	done
+}
+if [ "$lanes" = 2 ]; then
+	lane 2 &
+	lane2=$!
+	lane 1
+	wait "$lane2"
 else
-	for r in "${guests[@]}" "${dbg[@]}"; do run_one "$r"; done
+	lane 1
 fi
 
 for r in "${runs[@]}"; do

@@ -54,6 +54,14 @@
 #                     With QEMU 7.2 the Debian kernel's bring-up of a second
 #                     x86 vCPU under -icount did not finish in minutes: add
 #                     --append maxcpus=1 (or --cpus 1). Always TCG.
+#   --suite           run the tests this kernel runs in make check, by the
+#                     rule of Documentation/testing.md ("What runs where"):
+#                     on Debian's stock 6.1 kernel only the tests the debug
+#                     kernel (6.1's source with the checkers) does not run
+#                     (nodebug=) and those whose header says stock61="why";
+#                     on a PREEMPT_RT kernel those whose header says
+#                     rt="why"; elsewhere every test. The tests left out are
+#                     named in one "# vmtest: left out" line.
 #   -v                stream the guest console to stderr
 # TEST-GLOB matches test names (e.g. '01-*', 01-load-unload) in tests/vm, or
 # is a path to a test script. Default: all tests/vm/[0-9]*.sh.
@@ -69,8 +77,10 @@
 #   tools on stock kernel code only: when it passes it is reported
 #   "ok N NAME # baseline" and counted as a baseline, not as passed (a
 #   failing baseline fails the run: the tools the other tests rely on are
-#   broken); nodebug="WHY" leaves the test out of --debug runs (reported
-#   "ok N NAME # SKIP not in the debug tier: WHY", counted as skipped).
+#   broken); nodebug="WHY" leaves the test out of --debug runs (listed in
+#   a "# vmtest: left out" line, not counted). stock61="WHY" and rt="WHY"
+#   put the test in the --suite runs of Debian's stock 6.1 kernel and of
+#   the PREEMPT_RT kernel (below).
 #   hostnet=mqN gives the guest two virtio-net NICs with N queue pairs each
 #   (MACs 52:54:00:78:00:01 and :02), QEMU taps without vhost bridged
 #   together in a private network namespace of the host (never the host's
@@ -109,7 +119,7 @@ qemu="qemu-system-x86_64"
 
 opt_cpus=2 opt_mem=1024 opt_timeout=300 opt_timeout_set=0 opt_kernel='' opt_append='' opt_qemu='' opt_keep=0
 opt_cmd='' opt_mode=tests opt_verbose=0 opt_icount=0 opt_debug=0 opt_rt=0
-opt_series=''
+opt_series='' opt_suite=0
 globs=()
 
 # Kernel log lines that fail the run.
@@ -142,6 +152,7 @@ while [ $# -gt 0 ]; do
 	--debug) opt_debug=1 ;;
 	--rt) opt_rt=1 ;;
 	--series) opt_series=${2:?}; shift ;;
+	--suite) opt_suite=1 ;;
 	-v) opt_verbose=1 ;;
 	-h | --help) usage 0 ;;
 	--) shift; globs+=("$@"); break ;;
@@ -397,14 +408,14 @@ fi
 parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_icount n_baseline
 	local line rest k v
 	n_cpus=$opt_cpus n_mem=$opt_mem n_append='' n_qemu='' n_timeout=$opt_timeout n_baseline=0
-	n_nodebug=
+	n_nodebug='' n_stock61='' n_rt=''
 	n_icount=$opt_icount
 	[ "$n_icount" = 1 ] || n_icount=0
 	n_taint_ok=$((4096 | 8192))
 	while IFS= read -r line; do
 		[[ $line =~ ^#[[:space:]]*vmtest:(.*)$ ]] || continue
 		rest=${BASH_REMATCH[1]}
-		while [[ $rest =~ ^[[:space:]]*([a-z_]+)=(\"([^\"]*)\"|([^[:space:]\"]*))(.*)$ ]]; do
+		while [[ $rest =~ ^[[:space:]]*([a-z_0-9]+)=(\"([^\"]*)\"|([^[:space:]\"]*))(.*)$ ]]; do
 			k=${BASH_REMATCH[1]} v=${BASH_REMATCH[3]}${BASH_REMATCH[4]}
 			rest=${BASH_REMATCH[5]}
 			case $k in
@@ -424,6 +435,8 @@ parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_ic
 			icount) [ "$v" = 1 ] && n_icount=1 ;;
 			baseline) [ "$v" = 1 ] && n_baseline=1 ;;
 			nodebug) n_nodebug=$v ;;
+			stock61) n_stock61=$v ;;
+			rt) n_rt=$v ;;
 			hostnet)
 				[[ $v =~ ^mq([1-9][0-9]?)(:txtimer)?$ ]] ||
 					die "$1: hostnet=$v (want mqN or mqN:txtimer)"
@@ -612,22 +625,28 @@ fi
 
 # ---------------------------------------------------------------- tests
 [ ${#tests[@]} -gt 0 ] || die "no tests found in $testdir"
-# (Not for --debug: the DKMS test is nodebug there.)
-if [ $opt_debug -eq 0 ] && printf '%s\n' "${tests[@]}" | grep -q 'dkms[^/]*\.sh$'; then
-	if [ -z "$bf_kdir" ] && [ -f "/usr/src/linux-headers-$XNET_KVER/Makefile" ]; then
-		bf_kdir=/usr/src/linux-headers-$XNET_KVER
-	fi
-	[ -n "$bf_kdir" ] || die "no headers for $XNET_KVER (the DKMS test needs them)"
-	dkms_prebuild "$bf_kdir"
-fi
 declare -A grp_tests=() grp_timeout=() t_taint_ok=() t_baseline=()
-grp_order=() nodebug=()
+grp_order=() left_out=() kept=()
+# What runs where (--suite; Documentation/testing.md): a test runs on
+# 6.12 and on the debug kernel; nodebug= moves it from the debug kernel to
+# stock 6.1, stock61= adds stock 6.1, rt= adds the PREEMPT_RT kernel.
+suite=all
+if [ $opt_suite -eq 1 ] && [ $opt_debug -eq 0 ]; then
+	if [ $opt_rt -eq 1 ]; then
+		suite=rt
+	elif [[ $XNET_KVER == 6.1.* ]]; then
+		suite=stock61
+	fi
+fi
 for t in "${tests[@]}"; do
 	parse_needs "$t"
-	if [ $opt_debug -eq 1 ] && [ -n "$n_nodebug" ]; then
-		nodebug+=("$(basename "$t" .sh)$US$n_nodebug")
+	if { [ $opt_debug -eq 1 ] && [ -n "$n_nodebug" ]; } ||
+		{ [ $suite = stock61 ] && [ -z "$n_nodebug$n_stock61" ]; } ||
+		{ [ $suite = rt ] && [ -z "$n_rt" ]; }; then
+		left_out+=("$(basename "$t" .sh | cut -d- -f1)")
 		continue
 	fi
+	kept+=("$t")
 	key="$n_cpus$US$n_mem$US$n_append$US$n_qemu$US$n_icount"
 	if [ -z "${grp_tests[$key]+x}" ]; then
 		grp_order+=("$key")
@@ -650,15 +669,25 @@ if [ $opt_timeout_set -eq 0 ]; then
 	done
 fi
 
+[ ${#kept[@]} -gt 0 ] || die "every test named is left out on this kernel (${left_out[*]})"
+# (Not for --debug: the DKMS test is nodebug there.)
+if [ $opt_debug -eq 0 ] && printf '%s\n' "${kept[@]}" | grep -q 'dkms[^/]*\.sh$'; then
+	if [ -z "$bf_kdir" ] && [ -f "/usr/src/linux-headers-$XNET_KVER/Makefile" ]; then
+		bf_kdir=/usr/src/linux-headers-$XNET_KVER
+	fi
+	[ -n "$bf_kdir" ] || die "no headers for $XNET_KVER (the DKMS test needs them)"
+	dkms_prebuild "$bf_kdir"
+fi
 echo "KTAP version 1"
-echo "1..${#tests[@]}"
+echo "1..${#kept[@]}"
 echo "# vmtest: kernel $kernel ($XNET_KVER), accel $accel, XNET_SRC=$XNET_SRC"
+if [ ${#left_out[@]} -gt 0 ]; then
+	why="their header says nodebug="
+	[ $suite = stock61 ] && why="the debug kernel runs them (6.1's source, with checkers)"
+	[ $suite = rt ] && why="no rt= in their header"
+	echo "# vmtest: left out (Documentation/testing.md, What runs where): ${left_out[*]}: $why"
+fi
 num=0 passed=0 failed=0 skipped=0 baseline=0 nboot=0
-# --debug: tests whose header says nodebug="why" are reported skipped.
-for e in "${nodebug[@]}"; do
-	num=$((num + 1)) skipped=$((skipped + 1))
-	echo "ok $num ${e%%"$US"*} # SKIP not in the debug tier: ${e#*"$US"}"
-done
 for key in "${grp_order[@]}"; do
 	nboot=$((nboot + 1))
 	IFS=$US read -r cpus mem append extra icount <<<"$key"

@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# vmtest: stock61="Debian's own build and config: every module loads, shows its version and unloads"
+# vmtest: rt="every module's init and exit, its locks and allocations, on RT"
 #
 # Each module: modinfo has license GPL, a description and dkms.conf's
 # version, insmod works, it is in /proc/modules with that version in

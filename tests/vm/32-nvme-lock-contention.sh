@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vmtest: cpus=2 timeout=600
+# vmtest: rt="the table's raw lock against preemptible readers: RT's own failure mode"
 #
 # The tracked-socket table under contention: the tracepoint probe (which
 # runs with preemption off) against the debugfs readers and the parameter

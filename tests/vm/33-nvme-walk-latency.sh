@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vmtest: cpus=1 mem=2048 timeout=900 icount=1
 # vmtest: nodebug="a latency bound: the debug kernel's checkers make every span long; 32 runs the same walks there"
+# vmtest: rt="the walk's interrupts-off spans, bounded on RT"
 #
 # How long the socket engine keeps interrupts off while it walks its table
 # of managed sockets (issue 28, defect 4): a parameter write re-applies the

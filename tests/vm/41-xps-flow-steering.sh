@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vmtest: cpus=2 timeout=600
+# vmtest: stock61="xps_flow steering with Debian's build and config"
+# vmtest: rt="xps_flow's hooks, table and datapath on RT"
 #
 # xps_flow on the BQL test NIC (tn0 <-> tn1, XPS CPU0 -> tx-0, CPU1 -> tx-1,
 # tx-0 completing 50 ms late): an AF_PACKET sender of 4 test-header flows

@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vmtest: cpus=2 timeout=600
+# vmtest: stock61="pp_frag pools under TCP traffic with Debian's build and config"
+# vmtest: rt="the pool's refill and recycle paths under traffic on RT"
 #
 # TCP through pools: checksummed streams (mixed write sizes) across a veth
 # pair between namespaces and over the BQL test NIC arrive intact; in the

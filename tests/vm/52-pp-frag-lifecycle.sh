@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vmtest: cpus=2 timeout=600 tcg=single
+# vmtest: rt="pools created and destroyed under traffic, rmmod under load"
 #
 # tcg=single: "rmmod under load" has ftrace rewrite the first instruction of
 # sk_page_frag_refill() while the sender's vCPU runs it in a tight loop. In

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vmtest: cpus=2 timeout=600
+# vmtest: rt="the driver-facing DMA API, called from the NIC's transmit path"
 #
 # pp_frag's driver DMA API on the BQL test NIC (tests/testnic README, "DMA"):
 # the test NIC maps every TX frag for its DMA device (a platform device,

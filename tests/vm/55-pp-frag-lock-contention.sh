@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vmtest: cpus=2 timeout=600
+# vmtest: rt="the pool's locks under contention with the shrinker"
 #
 # The pool's locks under contention: two TCP senders (one pinned to each
 # CPU) refill from one pool on a veth while the shrinker (drop_caches runs

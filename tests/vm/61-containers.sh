@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vmtest: cpus=2 timeout=300
+# vmtest: rt="a container root's write loop and what it costs the host"
 #
 # What a container's root can and cannot do (Documentation/*.md, "Containers"):
 # 1. In a user + network namespace of its own (unshare -Urnm, sysfs mounted
