@@ -49,7 +49,8 @@ result() {	# result OK|FAIL name [diagnostic-file]
 # Set by check_kernel for the kernel being checked.
 KDIR='' kver='' kout='' src=''
 kflags=()
-kmake() { make -C "$KDIR" "${kflags[@]}" "$@"; }
+# Every CPU: kbuild builds a directory's objects in parallel (make -j).
+kmake() { make -j"${XNET_JOBS:-$(nproc)}" -C "$KDIR" "${kflags[@]}" "$@"; }
 
 # W=1 and sparse, for the modules and for the test NIC.
 check_w1_sparse() {

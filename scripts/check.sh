@@ -87,7 +87,7 @@ kunit_tier() {
 # log only, not the console); its counts in $logs/RUN.res:
 # "passed failed skipped baseline seconds".
 run_one() {
-	local r=$1 quiet=${2:-} t series start rc secs p=0 f=0 sk=0 bl=0 line
+	local r=$1 quiet=${2:-} t series start rc secs p=0 f=0 sk=0 bl=0 line jobs
 	t=${r%%-*}
 	series=
 	[ "$t" = "$r" ] || series=${r#*-}
@@ -103,7 +103,11 @@ run_one() {
 		kunit_tier "$series" 2>&1 | tee "$logs/$r.log" >&3
 	else
 		echo "=== $r: make ${target[$t]}${series:+ SERIES=$series}" >&3
-		make -C "$root" --no-print-directory "${target[$t]}" ${series:+SERIES=$series} 2>&1 |
+		# -j for the user tier's C++ objects only: a make that runs a
+		# script would hand its jobserver to the script's own makes.
+		jobs=()
+		[ "$t" != user ] || jobs=(-j"${XNET_JOBS:-$(nproc)}")
+		make -C "$root" "${jobs[@]}" --no-print-directory "${target[$t]}" ${series:+SERIES=$series} 2>&1 |
 			tee "$logs/$r.log" >&3
 	fi
 	rc=${PIPESTATUS[0]}

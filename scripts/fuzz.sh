@@ -112,8 +112,11 @@ stale() {
 		\( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) -newer "$bin" -print -quit)" ]
 }
 
-pass=0 fail=0
-for t in "${targets[@]}"; do
+# fuzz_one TARGET: build (if stale) and run one target; its report on
+# stdout, exit 0 if it passed.
+fuzz_one() {
+	local t=$1 bin log crashes corpus opts before start rc secs after runs cov why links
+
 	bin=$out/$t
 	log=$out/logs/$t.log
 	crashes=$out/crashes/$t
@@ -126,8 +129,7 @@ for t in "${targets[@]}"; do
 			cat "$log"
 			echo "fuzz: $t: FAILED to build"
 			rm -f "$bin.tmp"
-			fail=$((fail + 1))
-			continue
+			return 1
 		fi
 		mv "$bin.tmp" "$bin"
 	fi
@@ -144,8 +146,7 @@ for t in "${targets[@]}"; do
 	fi
 	if [ -z "$(ls -A "$corpus")" ]; then
 		echo "fuzz: $t: FAILED: no seed corpus in tests/fuzz/corpus/$t/"
-		fail=$((fail + 1))
-		continue
+		return 1
 	fi
 	opts=()
 	read -r -a opts <<<"$(sed -n 's|^// libFuzzer: ||p' "$src/$t.cpp" | head -n 1)"
@@ -181,10 +182,29 @@ for t in "${targets[@]}"; do
 		grep -E 'property failed|ERROR: |runtime error:|SUMMARY: |Test unit written to|^artifact_prefix' "$log" |
 			head -n 20
 		echo "fuzz: $t: FAILED ($why; log $log, inputs in $crashes/)"
-		fail=$((fail + 1))
+		return 1
 	else
 		echo "fuzz: $t: ok, ${runs} runs in ${secs}s (${cov:-no stats})"
+	fi
+}
+
+# The targets run side by side, one per CPU: each is one process.
+pass=0 fail=0 running=0
+for t in "${targets[@]}"; do
+	if [ "$running" -ge "${XNET_JOBS:-$(nproc)}" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	(fuzz_one "$t" >"$work/$t.out" 2>&1; echo $? >"$work/$t.rc") &
+	running=$((running + 1))
+done
+wait
+for t in "${targets[@]}"; do
+	cat "$work/$t.out"
+	if [ "$(cat "$work/$t.rc" 2>/dev/null)" = 0 ]; then
 		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
 	fi
 done
 

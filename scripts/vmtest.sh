@@ -212,7 +212,7 @@ build_for() {
 	echo "vmtest: building the modules for $XNET_KVER in $dsrc" >&2
 	blog=$repo/build/$name/modules.log
 	bf_kdir=$kdir
-	make -C "$dsrc" KDIR="$kdir" modules testnic faults hookcost >"$blog" 2>&1 ||
+	make -j"${XNET_JOBS:-$(nproc)}" -C "$dsrc" KDIR="$kdir" modules testnic faults hookcost >"$blog" 2>&1 ||
 		{ tail -n 30 "$blog" >&2; die "module build for $XNET_KVER failed ($blog)"; }
 	export XNET_SRC=$dsrc
 }
