@@ -93,7 +93,9 @@
 #   the kernel image), XNET_VM_ACCEL (kvm|tcg, default: probe once, cached),
 #   XNET_VM_CPU (TCG -cpu model, default max), XNET_VM_ICOUNT (the -icount
 #   argument of --icount / icount=1 boots, default shift=0,sleep=off),
-#   XNET_DEBUG_KDIR (--debug: a debug kernel build dir to use as it is).
+#   XNET_DEBUG_KDIR (--debug: a debug kernel build dir to use as it is),
+#   XNET_VM_AWK (mawk|gawk: the tests' awk; default mawk on 6.1 kernels,
+#   gawk on the others).
 #
 # Guest: the host's / read-only under a tmpfs overlay (writes vanish), fresh
 #   /run (ip netns works), configfs/debugfs/tracefs mounted, lo up, no udev
@@ -594,6 +596,18 @@ first_trace() {
 		on && /<\/TASK>|---\[ end trace/ { exit }' "$@" 2>/dev/null | head -n 24
 }
 
+# The awk of the tests (and of --shell-cmd): mawk on 6.1 (the debug kernel
+# and Debian's), gawk on 6.12 and RT, so that every test runs under both
+# (each runs on 6.12 and on one of the 6.1 kernels; a Debian machine has
+# either as /usr/bin/awk).
+vm_awk=${XNET_VM_AWK:-}
+if [ -z "$vm_awk" ]; then
+	vm_awk=gawk
+	[ $opt_rt -eq 1 ] || [[ $XNET_KVER != 6.1.* ]] || vm_awk=mawk
+fi
+case $vm_awk in mawk | gawk) ;; *) die "XNET_VM_AWK=$vm_awk: want mawk or gawk" ;; esac
+command -v "$vm_awk" >/dev/null || die "$vm_awk not installed (scripts/setup.sh installs it)"
+
 # ---------------------------------------------------------------- shell-cmd
 if [ "$opt_mode" = cmd ]; then
 	d=$run/boot1
@@ -601,7 +615,7 @@ if [ "$opt_mode" = cmd ]; then
 	{
 		printf 'XNET_SRC=%q\nXNET_KVER=%q\nXNET_VM_LIB=%q\n' \
 			"$XNET_SRC" "$XNET_KVER" "$repo/tests/vm/lib.sh"
-		printf 'VM_MODE=cmd\nVM_CMD=%q\n' "$opt_cmd"
+		printf 'VM_MODE=cmd\nVM_CMD=%q\nVM_AWK=%q\n' "$opt_cmd" "$vm_awk"
 		printf 'VM_COLDPLUG=%d\n' $((${#opt_qemu} > 0))
 	} >"$d/res/cfg"
 	: >"$d/res/cmd.out"
@@ -680,7 +694,7 @@ if [ $opt_debug -eq 0 ] && printf '%s\n' "${kept[@]}" | grep -q 'dkms[^/]*\.sh$'
 fi
 echo "KTAP version 1"
 echo "1..${#kept[@]}"
-echo "# vmtest: kernel $kernel ($XNET_KVER), accel $accel, XNET_SRC=$XNET_SRC"
+echo "# vmtest: kernel $kernel ($XNET_KVER), accel $accel, awk $vm_awk, XNET_SRC=$XNET_SRC"
 if [ ${#left_out[@]} -gt 0 ]; then
 	why="their header says nodebug="
 	[ $suite = stock61 ] && why="the debug kernel runs them (6.1's source, with checkers)"
@@ -698,6 +712,7 @@ for key in "${grp_order[@]}"; do
 		printf 'XNET_SRC=%q\nXNET_KVER=%q\nXNET_VM_LIB=%q\nVM_MODE=tests\n' \
 			"$XNET_SRC" "$XNET_KVER" "$repo/tests/vm/lib.sh"
 		printf 'XNET_DKMS=%q\n' "${XNET_DKMS:-}"
+		printf 'VM_AWK=%q\n' "$vm_awk"
 		# Extra QEMU devices: the guest (no udev) loads their drivers.
 		printf 'VM_COLDPLUG=%d\n' $((${#extra} > 0))
 		printf 'VM_TESTS=('

@@ -190,6 +190,12 @@ main() {
 	# there (lib_pp.sh), the paths they cover stay the same.
 	XNET_VM_CHECKERS=$kmemleak_want
 	export XNET_SRC XNET_KVER XNET_VM_LIB XNET_DKMS XNET_VM_CHECKERS
+	# The awk the host chose (scripts/vmtest.sh, XNET_VM_AWK), first in PATH.
+	if [ -n "${VM_AWK:-}" ]; then
+		mkdir -p /run/xnet-awk
+		ln -sf "$(command -v "$VM_AWK")" /run/xnet-awk/awk
+		export PATH=/run/xnet-awk:$PATH
+	fi
 	[ "${VM_COLDPLUG:-0}" = 0 ] || coldplug
 	if [ "${VM_MODE:-tests}" = cmd ]; then
 		kmsg "vmtest: begin shell-cmd"
