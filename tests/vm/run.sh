@@ -25,7 +25,9 @@ umask 022
 
 vm_poweroff() {
 	# Nothing to sync: the root's upper layer is tmpfs, the results share
-	# is cache=none (every write already reached the host).
+	# is cache=none (every write already reached the host). The marker
+	# lets the host tell the power-off path's own warnings apart.
+	kmsg "vmtest: poweroff"
 	echo o >/proc/sysrq-trigger
 	sleep 20
 	echo b >/proc/sysrq-trigger # qemu runs with -no-reboot
