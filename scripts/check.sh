@@ -85,9 +85,9 @@ kunit_tier() {
 
 # run_one RUN [quiet]: one tier run, its log in $logs/RUN.log (quiet: the
 # log only, not the console); its counts in $logs/RUN.res:
-# "passed failed skipped baseline seconds".
+# "passed failed skipped baseline seconds early-crashed-boots".
 run_one() {
-	local r=$1 quiet=${2:-} t series start rc secs p=0 f=0 sk=0 bl=0 line jobs
+	local r=$1 quiet=${2:-} t series start rc secs p=0 f=0 sk=0 bl=0 line jobs early
 	t=${r%%-*}
 	series=
 	[ "$t" = "$r" ] || series=${r#*-}
@@ -128,11 +128,14 @@ run_one() {
 			[[ $line =~ ,\ ([0-9]+)\ baseline ]] && bl=${BASH_REMATCH[1]}
 		fi
 	fi
+	# Boots that crashed before any test ran (booted again), counted apart.
+	early=$(sed -n 's/^vmtest: \([0-9]*\) boot(s) crashed before the first test.*/\1/p' "$logs/$r.log" |
+		awk '{ n += $1 } END { print n + 0 }')
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		echo "check: tier $r exited with status $rc" | tee -a "$logs/$r.log"
 	fi
-	echo "$p $f $sk $bl $secs" >"$logs/$r.res"
+	echo "$p $f $sk $bl $secs $early" >"$logs/$r.res"
 	[ -z "$quiet" ] || echo "=== $r: done beside the others: $p passed, $f failed, $sk skipped, ${secs}s"
 }
 
@@ -196,13 +199,14 @@ else
 fi
 
 for r in "${runs[@]}"; do
-	p=0 f=1 sk=0 bl=0 secs=0
-	[ -s "$logs/$r.res" ] && read -r p f sk bl secs <"$logs/$r.res"
+	p=0 f=1 sk=0 bl=0 secs=0 early=0
+	[ -s "$logs/$r.res" ] && read -r p f sk bl secs early <"$logs/$r.res"
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	total_skip=$((total_skip + sk))
 	note=
 	[ "$bl" -eq 0 ] || note=" (+$bl baseline, not counted)"
+	[ "${early:-0}" -eq 0 ] || note+=" ($early boot(s) crashed before any test, booted again)"
 	summary+=("$(printf '%-11s %5d passed %5d failed %3d skipped %5ds%s' "$r" "$p" "$f" "$sk" "$secs" "$note")")
 	# What failed, by name, and why (a CI log may lose the middle): the
 	# KTAP "not ok" lines, the tests' "# FAIL:" lines and vmtest's reasons

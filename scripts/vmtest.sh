@@ -723,7 +723,7 @@ if [ ${#left_out[@]} -gt 0 ]; then
 	[ $suite = rt ] && why="no rt= in their header"
 	echo "# vmtest: left out (Documentation/testing.md, What runs where): ${left_out[*]}: $why"
 fi
-num=0 passed=0 failed=0 skipped=0 baseline=0 nboot=0
+num=0 passed=0 failed=0 skipped=0 baseline=0 nboot=0 early=0
 for key in "${grp_order[@]}"; do
 	nboot=$((nboot + 1))
 	IFS=$US read -r cpus mem append extra icount <<<"$key"
@@ -752,6 +752,7 @@ for key in "${grp_order[@]}"; do
 		crash=$(grep -a -m 1 -E 'Oops|BUG:|Kernel panic' "$d/console.log"); then
 		echo "# vmtest: boot $((nboot)): the kernel crashed before the test runner started," \
 			"booted again: ${crash%$'\r'} (console: $d/console.early-crash.log)"
+		early=$((early + 1))
 		mv "$d/console.log" "$d/console.early-crash.log"
 		boot "$d" "$cpus" "$mem" "${append}${opt_append:+ $opt_append}" "$extra" "${grp_timeout[$key]}" "$icount"
 	fi
@@ -852,5 +853,8 @@ for key in "${grp_order[@]}"; do
 	done
 done
 [ $failed -eq 0 ] || failed_any=1
+# Counted apart: a boot whose kernel crashed before the runner started
+# ran none of our code (booted again once, above).
+[ $early -eq 0 ] || echo "vmtest: $early boot(s) crashed before the first test, booted again"
 echo "vmtest: $passed passed, $failed failed, $skipped skipped, $baseline baseline"
 [ $failed -eq 0 ]
