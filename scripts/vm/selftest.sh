@@ -25,9 +25,21 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+# test_block NAME: the lines of the inner run's output ($out) about test
+# NAME: those between the result line before it and its own result line.
+test_block() {
+	awk -v want="$1" '
+		/^(not )?ok [0-9]+ / {
+			if (($1 == "ok" && $3 == want) || $4 == want) { printf "%s", b; exit }
+			b = ""
+			next
+		}
+		{ b = b $0 "\n" }' <<<"$out"
+}
+
 # Boot a temporary test dir full of bad tests and check that each is caught.
 selftest() {
-	local d out rc=0 bad=0 want
+	local d out rc=0 bad=0 want i
 	d=$(mktemp -d "${TMPDIR:-/tmp}/xnet-vmselftest.XXXXXX")
 	# shellcheck disable=SC2064
 	trap "rm -rf '$d'" EXIT
@@ -80,33 +92,47 @@ selftest() {
 		# vmtest: cpus=1 mem=640 append="rdinit=/xnet-selftest-none"
 		true
 	EOF
-	local -a wants=() dbg=()
+	local -a wants=() dbg=() faults=() reports=()
 	local total='2 passed, 7 failed, 1 skipped, 1 baseline'
 	# The debug kernel's checkers: one deliberate bug each (tests/faults),
-	# every one must fail its test with the checker's report. KASAN's
-	# report turns lockdep off: it gets a boot of its own. The harness's
-	# other catches (01-09) are the same code on any kernel: proven by the
-	# plain selftest, not booted again here.
+	# every one must fail its test with the checker's report. All in one
+	# boot (a boot of the debug kernel costs about a minute under TCG), in
+	# an order where no report disarms a checker still to be proven:
+	# KASAN, UBSAN, atomic sleep, debug objects and kmemleak keep
+	# reporting; lockdep's report turns lockdep off, and PROVE_RCU with it
+	# (rcu runs before lockdep); KASAN's report taints the kernel with B,
+	# which turns lockdep off too (kasan runs last). The harness's other
+	# catches (01-09) are the same code on any kernel: proven by the plain
+	# selftest, not booted again here.
 	if [ $opt_debug -eq 1 ]; then
 		dbg=(--debug)
 		rm -f "$d"/0*.sh
 		total='0 passed, 7 failed, 0 skipped, 0 baseline'
-		local f n=10 hdr
+		local f n=10
 		for f in rcu atomic_sleep ubsan odebug leak lockdep kasan; do
-			hdr='# vmtest: append="xnet_selftest=faults"'
-			[ $f = kasan ] && hdr='# vmtest: append="xnet_selftest=kasan"'
+			# leak: kmemleak reports an object at least 5 s old that a
+			# scan before found unreferenced and unchanged. This test's
+			# scan is that first one, the runner's scan after the test
+			# (6 s or more after the kmalloc) reports it.
 			cat >"$d/$n-fault-$f.sh" <<-EOF
-				$hdr
+				# vmtest: append="xnet_selftest=faults"
 				grep -q '^xnet_faults ' /proc/modules ||
 					insmod "\$XNET_SRC/tests/faults/xnet_faults.ko" || exit 1
+				t0=\${EPOCHREALTIME/./}
 				echo $f >/sys/kernel/debug/xnet_faults/trigger || exit 1
-				# kmemleak: objects >= 5 s old, seen unchanged by a scan before
-				[ $f != leak ] || { sleep 6; echo scan >/sys/kernel/debug/kmemleak; }
+				if [ $f = leak ]; then
+					echo scan >/sys/kernel/debug/kmemleak || exit 1
+					t=\$((6000000 - \${EPOCHREALTIME/./} + t0))
+					[ \$t -le 0 ] || sleep "\$((t / 1000000)).\$(printf %06d \$((t % 1000000)))"
+				fi
 			EOF
 			wants+=("^not ok [0-9]+ $n-fault-$f\$")
+			faults+=("$n-fault-$f")
 			n=$((n + 1))
 		done
-		wants+=('# vmtest: console: .*suspicious RCU usage'
+		# Each report in the block of its own test (the console lines
+		# the harness gave that test), in the order of the loop above.
+		reports=('# vmtest: console: .*suspicious RCU usage'
 			'# vmtest: console: .*BUG: sleeping function called from invalid context'
 			'# vmtest: console: .*UBSAN: shift-out-of-bounds'
 			'# vmtest: console: .*ODEBUG: free active'
@@ -118,7 +144,7 @@ selftest() {
 	echo "KTAP version 1"
 	echo "1..1"
 	echo "# vmtest selftest: $(find "$d" -name '*.sh' | wc -l) tests, expect $total"
-	out=$(XNET_VM_TESTDIR=$d "$vmtest" --timeout $((25 + 75 * opt_debug)) "${dbg[@]}" \
+	out=$(XNET_VM_TESTDIR=$d "$vmtest" --timeout $((25 + 175 * opt_debug)) "${dbg[@]}" \
 		${opt_kernel:+--kernel "$opt_kernel"} 2>&1) || rc=$?
 	while IFS= read -r want; do
 		[[ $want == "vmtest: logs in "* ]] || echo "# | $want"
@@ -139,6 +165,10 @@ selftest() {
 	done
 	for want in "^vmtest: $total\$" "${wants[@]}"; do
 		grep -Eq "$want" <<<"$out" || { echo "# selftest: missing /$want/"; bad=1; }
+	done
+	for ((i = 0; i < ${#faults[@]}; i++)); do
+		test_block "${faults[i]}" | grep -Eq "${reports[i]}" ||
+			{ echo "# selftest: ${faults[i]}: its block lacks /${reports[i]}/"; bad=1; }
 	done
 	[ "$rc" -ne 0 ] || { echo "# selftest: vmtest exited 0"; bad=1; }
 	# The inner run failed on purpose and kept its logs: drop them.

@@ -22,7 +22,9 @@
 # from (/usr/share/xnet-dkms/xnet-<ver>.dkms.tar.gz, a dkms mktarball
 # archive) instead of building. Everything else is the package's own
 # scripts and Debian's dkms. The root filesystem is the host's under a
-# tmpfs overlay: nothing of this reaches the host.
+# tmpfs overlay: nothing of this reaches the host. For speed under TCG,
+# /lib/modules and dpkg's database are tmpfs copies of the real ones and
+# the man-db trigger is off (lib_dkms.sh).
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
@@ -36,12 +38,14 @@ export DEBIAN_FRONTEND=noninteractive
 cleanup() {
 	/sbin/modprobe -r nvme_tcp_prio nvmet_tcp_prio xps_flow pp_frag 2>/dev/null || true
 	dkms_modules_restore
+	dkms_dpkg_restore
 }
 trap cleanup EXIT
 if dpkg-query -W xnet-dkms >/dev/null 2>&1; then
 	fail "xnet-dkms is already known to dpkg on this root"
 fi
 dkms_modules_tmpfs
+dkms_dpkg_tmpfs
 
 # Every file the package ships, and its conffiles.
 mapfile -t files < <(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }')
