@@ -80,7 +80,8 @@
 #   broken); nodebug="WHY" leaves the test out of --debug runs (listed in
 #   a "# vmtest: left out" line, not counted). stock61="WHY" and rt="WHY"
 #   put the test in the --suite runs of Debian's stock 6.1 kernel and of
-#   the PREEMPT_RT kernel (below).
+#   the PREEMPT_RT kernel (below); series="6.1 ..." keeps it out of the
+#   --suite runs of kernels of other series.
 #   hostnet=mqN gives the guest two virtio-net NICs with N queue pairs each
 #   (MACs 52:54:00:78:00:01 and :02), QEMU taps without vhost bridged
 #   together in a private network namespace of the host (never the host's
@@ -414,7 +415,7 @@ fi
 parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_icount n_baseline
 	local line rest k v
 	n_cpus=$opt_cpus n_mem=$opt_mem n_append='' n_qemu='' n_timeout=$opt_timeout n_baseline=0
-	n_nodebug='' n_stock61='' n_rt=''
+	n_nodebug='' n_stock61='' n_rt='' n_series=''
 	n_icount=$opt_icount
 	[ "$n_icount" = 1 ] || n_icount=0
 	n_taint_ok=$((4096 | 8192))
@@ -443,6 +444,7 @@ parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_ic
 			nodebug) n_nodebug=$v ;;
 			stock61) n_stock61=$v ;;
 			rt) n_rt=$v ;;
+			series) n_series=$v ;;
 			hostnet)
 				[[ $v =~ ^mq([1-9][0-9]?)(:txtimer)?$ ]] ||
 					die "$1: hostnet=$v (want mqN or mqN:txtimer)"
@@ -666,7 +668,8 @@ fi
 # ---------------------------------------------------------------- tests
 [ ${#tests[@]} -gt 0 ] || die "no tests found in $testdir"
 declare -A grp_tests=() grp_timeout=() t_taint_ok=() t_baseline=()
-grp_order=() left_out=() kept=()
+grp_order=() left_why=() kept=()
+declare -A left_out=()
 # What runs where (--suite; Documentation/testing.md): a test runs on
 # 6.12 and on the debug kernel; nodebug= moves it from the debug kernel to
 # stock 6.1, stock61= adds stock 6.1, rt= adds the PREEMPT_RT kernel.
@@ -680,10 +683,20 @@ if [ $opt_suite -eq 1 ] && [ $opt_debug -eq 0 ]; then
 fi
 for t in "${tests[@]}"; do
 	parse_needs "$t"
-	if { [ $opt_debug -eq 1 ] && [ -n "$n_nodebug" ]; } ||
-		{ [ $suite = stock61 ] && [ -z "$n_nodebug$n_stock61" ]; } ||
-		{ [ $suite = rt ] && [ -z "$n_rt" ]; }; then
-		left_out+=("$(basename "$t" .sh | cut -d- -f1)")
+	why=
+	if [ $opt_debug -eq 1 ] && [ -n "$n_nodebug" ]; then
+		why="their header says nodebug="
+	elif [ $suite = stock61 ] && [ -z "$n_nodebug$n_stock61" ]; then
+		why="the debug kernel runs them (6.1's source, with checkers)"
+	elif [ $suite = rt ] && [ -z "$n_rt" ]; then
+		why="no rt= in their header"
+	elif [ $opt_suite -eq 1 ] && [ -n "$n_series" ] &&
+		[[ " $n_series " != *" $(echo "$XNET_KVER" | cut -d. -f1-2) "* ]]; then
+		why="their header says series=\"$n_series\""
+	fi
+	if [ -n "$why" ]; then
+		[ -n "${left_out[$why]:-}" ] || left_why+=("$why")
+		left_out[$why]+=" $(basename "$t" .sh | cut -d- -f1)"
 		continue
 	fi
 	kept+=("$t")
@@ -709,7 +722,7 @@ if [ $opt_timeout_set -eq 0 ]; then
 	done
 fi
 
-[ ${#kept[@]} -gt 0 ] || die "every test named is left out on this kernel (${left_out[*]})"
+[ ${#kept[@]} -gt 0 ] || die "every test named is left out on this kernel:${left_out[*]}"
 # (Not for --debug: the DKMS test is nodebug there.)
 if [ $opt_debug -eq 0 ] && printf '%s\n' "${kept[@]}" | grep -q 'dkms[^/]*\.sh$'; then
 	if [ -z "$bf_kdir" ] && [ -f "/usr/src/linux-headers-$XNET_KVER/Makefile" ]; then
@@ -721,12 +734,9 @@ fi
 echo "KTAP version 1"
 echo "1..${#kept[@]}"
 echo "# vmtest: kernel $kernel ($XNET_KVER), accel $accel, awk $vm_awk, XNET_SRC=$XNET_SRC"
-if [ ${#left_out[@]} -gt 0 ]; then
-	why="their header says nodebug="
-	[ $suite = stock61 ] && why="the debug kernel runs them (6.1's source, with checkers)"
-	[ $suite = rt ] && why="no rt= in their header"
-	echo "# vmtest: left out (Documentation/testing.md, What runs where): ${left_out[*]}: $why"
-fi
+for why in "${left_why[@]}"; do
+	echo "# vmtest: left out (Documentation/testing.md, What runs where):${left_out[$why]}: $why"
+done
 num=0 passed=0 failed=0 skipped=0 baseline=0 nboot=0 early=0
 for key in "${grp_order[@]}"; do
 	nboot=$((nboot + 1))
