@@ -274,7 +274,7 @@ t_veth() {
 		rd $S/xv0/xps_flow/tx-$q/head
 		expect_eq "$R" 0 "xv0 tx-$q BQL head (veth has no BQL)"
 	done
-	dmesg_count "xps_flow: xv0: BQL counters never move"
+	dmesg_tally "xps_flow: xv0: BQL counters never move"
 	expect_eq "$DMESG_N" 1 "xps_flow's warning about xv0 without BQL"
 	wput $S/xv0/xps_dev_flow_table_cnt 0 || fail "disable on xv0"
 	$IP link del xv0
