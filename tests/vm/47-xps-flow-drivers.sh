@@ -252,7 +252,9 @@ t_veth() {
 	rm -f "$XNET_TMP/ready"
 	$PY "$RECV" xv1 --duration 60 --ready "$XNET_TMP/ready" >"$XNET_TMP/recv" 2>&1 &
 	rpid=$!
-	wait_until 10 test -e "$XNET_TMP/ready" || fail "receiver not ready"
+	# A Python start: over 10 s on the debug kernel on a loaded host.
+	wait_until 60 test -e "$XNET_TMP/ready" ||
+		fail "receiver not ready 60 s after its start: $(<"$XNET_TMP/recv")"
 	# 1280 packets: xps_flow reports a device without BQL at its 1000th.
 	out=$($PY "$SEND" xv0 --cpus 0,1 --bursts 40 --burst 8 --flows 4 2>&1) ||
 		fail "sender: $out"
