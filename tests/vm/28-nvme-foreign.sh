@@ -32,7 +32,7 @@ pstat_read $M
 [ "${PSTAT[foreign]:-0}" -ge 3 ] || fail "stats: foreign ${PSTAT[foreign]:-none}, want >= 3"
 nv_diag "stats: tracked ${PSTAT[tracked]} foreign ${PSTAT[foreign]}"
 
-dmesg_count "$M: nvmet_tcp.so_priority is set"
+dmesg_tally "$M: nvmet_tcp.so_priority is set"
 expect_eq "$DMESG_N" 1 "warnings about nvmet_tcp.so_priority"
 
 # A write re-applies where the module owns the value, nowhere else.

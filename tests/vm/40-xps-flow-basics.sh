@@ -83,7 +83,7 @@ for v in -1 +1 abc 1048577 4294967296 " 5" 0x10 "5 " $'\n'; do
 	cnt d0
 	expect_eq "$CNT" 64 "d0 after refused '$v'"
 done
-dmesg_count "xps_flow: d0: xps_dev_flow_table_cnt:*refused"
+dmesg_tally "xps_flow: d0: xps_dev_flow_table_cnt:*refused"
 expect_eq "$DMESG_N" 9 "one warning per refused value"
 
 err=$(/usr/bin/setpriv --bounding-set=-net_admin --inh-caps=-net_admin \
@@ -155,7 +155,7 @@ if [ "${ST[in_use]}" -lt 1 ] || [ "${ST[in_use]}" -gt 16 ]; then
 fi
 # 0.3 s of 8 flows in one slot (the 1-entry step): the tags see them.
 [ "${ST[collisions]:-0}" -gt 0 ] || fail "no collision counted with 8 flows in a 1-entry table"
-dmesg_count "xps_flow: d0: BQL counters never move"
+dmesg_tally "xps_flow: d0: BQL counters never move"
 expect_eq "$DMESG_N" 1 "warnings about d0 without BQL"
 
 # Device deleted while enabled and busy.

@@ -150,7 +150,7 @@ rtnl_ops() { # SECS -> R
 	done
 	R=$n
 }
-dmesg_count "writes from user namespaces are limited"
+dmesg_tally "writes from user namespaces are limited"
 warn0=$DMESG_N
 rm -f "$XNET_TMP/loop"
 rtnl_ops $LOOP_S
@@ -211,11 +211,15 @@ ktap_diag "container loop: $ok writes went through in $ms ms ($((ok * 1000 / (ms
 [ "$bad" -eq 0 ] || fail "container loop: the table was not the last value written $bad times"
 most=$((32 + 10 * (ms + 999) / 1000))
 [ "$ok" -le $most ] || fail "container loop: $ok writes went through in $ms ms, budget $most"
-dmesg_count "writes from user namespaces are limited"
+dmesg_tally "writes from user namespaces are limited"
 [ "$DMESG_N" -gt "$warn0" ] || fail "no warning for the refused writes"
 # The initial namespace's admin is never limited, the budget spent or not.
+# 40 writes, more than a burst's 32: the table resized between 256 and 512
+# (the budget counts every write, whatever its value), not switched on and
+# off: dh1's is the only table, and each first/last table patches kernel
+# text (~0.2 s a write on the debug kernel, against ~10 ms for a resize).
 for ((i = 0; i < 40; i++)); do
-	echo $((i % 2 ? 0 : 256)) >/sys/class/net/dh1/xps_dev_flow_table_cnt ||
+	echo $((i % 2 ? 512 : 256)) >/sys/class/net/dh1/xps_dev_flow_table_cnt ||
 		fail "host write $i refused after the container's loop"
 done
 $IP link del dh1

@@ -212,3 +212,34 @@ dmesg_count() {
 	done < <(dmesg)
 	return 0
 }
+
+# ---- the kernel log, read through a file (issue 30). bash's read and
+# mapfile take a pipe one byte per read(2) (they must not read past a
+# line), so dmesg_count's loop over "< <(dmesg)" makes a system call per
+# byte of the log: on the debug kernel under TCG ~20 ms a line (6 s for a
+# fresh boot's 278 lines; a log grows to thousands over a boot). A regular
+# file is read in blocks. Same counts as dmesg_count.
+
+# dmesg_lines: the kernel log now, one element a line, in DMESG_L.
+dmesg_lines() {
+	dmesg >"$XNET_TMP/.dmesg" || fail "dmesg"
+	mapfile -t DMESG_L <"$XNET_TMP/.dmesg"
+}
+
+# dmesg_n PATTERN: lines of DMESG_L (dmesg_lines first) matching the glob
+# *PATTERN*, in DMESG_N.
+dmesg_n() {
+	local l
+	DMESG_N=0
+	for l in "${DMESG_L[@]}"; do
+		# shellcheck disable=SC2053 # PATTERN is a glob on purpose
+		[[ $l == *$1* ]] && DMESG_N=$((DMESG_N + 1))
+	done
+	return 0
+}
+
+# dmesg_tally PATTERN: dmesg_count's result (DMESG_N) for the log now.
+dmesg_tally() {
+	dmesg_lines
+	dmesg_n "$1"
+}

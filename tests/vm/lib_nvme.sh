@@ -623,11 +623,13 @@ _xcheck_cmp() {
 kmsg_mark() { echo "<6>xnet-test-mark: $1" >/dev/kmsg; }
 
 # kmsg_load: the kernel log (raw, "<L>[time] text" as dmesg -r prints it)
-# into KMSG_ALL; one exec.
+# into KMSG_ALL; one exec. Through a file, not a here-string: bash puts a
+# here-string of less than a pipe's size in a pipe, and reads a pipe a
+# byte per read(2) (see dmesg_lines in lib.sh).
 kmsg_load() {
-	local out
-	out=$(dmesg -r 2>&1) || fail "dmesg: $out"
-	mapfile -t KMSG_ALL <<<"$out"
+	local f=$XNET_TMP/.kmsg
+	dmesg -r >"$f" 2>&1 || fail "dmesg: $(<"$f")"
+	mapfile -t KMSG_ALL <"$f"
 }
 
 # kmsg_split -> KSEG[TAG]: lines of KMSG_ALL (kmsg_load first) between the
