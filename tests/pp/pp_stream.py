@@ -9,10 +9,12 @@
       until the queued data stops growing (printing "held bytes=Q secs=T
       full=0|1")
   pp_stream.py send ADDR PORT --bytes B [--write W] [--zerocopy] [--seed S]
-               [--digest D] [--zc-report] [--sys-report]
+               [--digest D] [--zc-report] [--sys-report] [--until FILE]
       connect, send B bytes of a seeded pseudo-random stream in writes of W
       bytes (default 65536; a comma list cycles through sizes), print
-      "send bytes=B sha256=H secs=T cpu=C zc_done=Z"; with --zc-report also
+      "send bytes=B sha256=H secs=T cpu=C zc_done=Z"; with --until, stop
+      early, after the write during which FILE appeared (B: what was
+      sent: a stream that lasts as long as a test needs it); with --zc-report also
       "zc sends=N done=Z copied=K enobufs=E" (K: completions flagged
       SO_EE_CODE_ZEROCOPY_COPIED, the kernel copied the data after all;
       E: sends refused with ENOBUFS for lack of optmem, retried); with
@@ -202,6 +204,8 @@ def send(args):
             s.sendall(chunk)
             h.update(chunk)
         sent += w
+        if args.until and os.path.exists(args.until):
+            break
     s.shutdown(socket.SHUT_WR)
     # Wait for the peer to close: everything was received.
     while s.recv(4096):
@@ -240,6 +244,8 @@ def main():
     s.add_argument("--bytes", type=int, required=True)
     s.add_argument("--write", default="65536")
     s.add_argument("--zerocopy", action="store_true")
+    s.add_argument("--until", metavar="FILE",
+                   help="stop once FILE exists (checked after each write)")
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--digest", choices=("sha256", "crc32"), default="sha256")
     s.add_argument("--sys-report", action="store_true",

@@ -47,10 +47,16 @@ for c in 0 1; do
 	rpid[c]=$!
 	wait_for_line "$XNET_TMP/recv.$c" listening || fail "receiver $c: $(<"$XNET_TMP/recv.$c")"
 done
+# 48 MB a stream; a quarter on the debug kernel, as pp_stream sends
+# (lib_pp.sh): ~1 MB/s there, where 96 MB took most of the test's 210 s;
+# the race is there from the first refill against the first shrink, and
+# the test asserts that both happened (served, shrunk), not how often.
+b=48000000
+[ "${XNET_VM_CHECKERS:-0}" = 0 ] || b=$((b / 4))
 churn &
 cpid=$!
 for c in 0 1; do
-	pp_in ppa /usr/bin/taskset -c $c $PY "$PPS" send 10.97.0.2 $((9951 + c)) --bytes 48000000 \
+	pp_in ppa /usr/bin/taskset -c $c $PY "$PPS" send 10.97.0.2 $((9951 + c)) --bytes $b \
 		--write 65536,1448,4096 --seed $c >"$XNET_TMP/send.$c" 2>&1 &
 	spid[c]=$!
 done
@@ -64,7 +70,7 @@ for c in 0 1; do
 	s=$(<"$XNET_TMP/send.$c")
 	s=${s##*sha256=}
 	s=${s%% *}
-	grep -q "^recv bytes=48000000 sha256=$s\$" "$XNET_TMP/recv.$c" ||
+	grep -q "^recv bytes=$b sha256=$s\$" "$XNET_TMP/recv.$c" ||
 		fail "stream $c: sent sha256 $s, received: $(grep '^recv ' "$XNET_TMP/recv.$c")"
 done
 pp_stats ppa0 ppa

@@ -96,8 +96,9 @@ ktap_diag "opted in: frags $frags: saved $DSAVED, mapped $DMAPS ($((DSAVED * 100
 # ---- 4. pool changes and the opt-out under traffic. Around each change
 # TX completions are 300 ms late, longer than the RCU grace period the
 # change waits for before it releases the old pool's pages: frags of them
-# are still on the rings then.
-pp_stream "" "$NS" 10.99.0.2 9854 60000000 65536,4096,300000
+# are still on the rings then. An open stream (pp_stream_open), stopped
+# once 4 MB went out after the opt-out, not a fixed 60 MB.
+pp_stream_open "" "$NS" 10.99.0.2 9854 65536,4096,300000
 nsleep 1
 kill -0 $SPID 2>/dev/null || fail "the stream ended too early: make it longer"
 for n in 0 256 0 64 256; do
@@ -109,7 +110,7 @@ for n in 0 256 0 64 256; do
 done
 kill -0 $SPID 2>/dev/null || fail "the stream ended before the opt-out: make it longer"
 wput "$OPTIN" 0 || fail "opt-out under traffic"
-pp_stream_end "pool changes and opt-out under traffic"
+pp_stream_close "pool changes and opt-out under traffic" "" tn0
 pp_dma_idle tn0
 ktap_diag "after the changes: maps ${DM[maps]} saved ${DM[saved]} bad_addr ${DM[bad_addr]}"
 wput $POOLF 0 || fail "pool 0"

@@ -75,7 +75,9 @@ pp_stream() {
 	pp_in "$rns" $PY "$PPS" recv "$port" --bind "$addr" ${PP_RECV_OPTS:-} >"$ROUT" 2>&1 &
 	RPID=$!
 	wait_for_line "$ROUT" listening || fail "receiver on $addr:$port did not start: $(<"$ROUT")"
-	pp_in "$sns" $PY "$PPS" send "$addr" "$port" --bytes "$SBYTES" --write "$writes" >"$SOUT" 2>&1 &
+	# shellcheck disable=SC2086 # PP_SEND_OPTS: extra sender options
+	pp_in "$sns" $PY "$PPS" send "$addr" "$port" --bytes "$SBYTES" --write "$writes" \
+		${PP_SEND_OPTS:-} >"$SOUT" 2>&1 &
 	SPID=$!
 }
 
@@ -87,8 +89,55 @@ pp_stream_end() {
 	rline=$(grep '^recv ' "$ROUT")
 	ssum=${XFER_LINE##*sha256=}
 	ssum=${ssum%% *}
+	if [ -n "${PP_STOP:-}" ]; then
+		# An open stream (pp_stream_open): what the sender sent.
+		SBYTES=${XFER_LINE#send bytes=}
+		SBYTES=${SBYTES%% *}
+		PP_STOP=
+	fi
 	[[ $rline == "recv bytes=$SBYTES "* ]] || fail "$1: receiver: '$rline', want $SBYTES bytes"
 	[ "${rline##*sha256=}" = "$ssum" ] || fail "$1: data corrupted: sent sha256 $ssum, received ${rline##*sha256=}"
+}
+
+# pp_stream_open SNS RNS ADDR PORT [WRITES]: pp_stream with no set length:
+# it goes on (up to 100 GB) until pp_stream_close. For a stream that must
+# outlast changes made under it (pools, opt-ins, rmmod): a fixed length
+# long enough on a slow kernel or a busy host sent most of its bytes after
+# the changes, where they prove no more than the few MB pp_stream_close
+# waits for.
+pp_stream_open() {
+	PP_STOP=$XNET_TMP/stop.$4
+	rm -f "$PP_STOP"
+	PP_SEND_OPTS="--until $PP_STOP" pp_stream "$1" "$2" "$3" "$4" 100000000000 "${5:-65536}"
+}
+
+# pp_tx_bytes NS DEV: DEV's transmitted bytes in namespace NS ('' =
+# init_net), in R (/proc/net/dev is the reader's namespace's).
+pp_tx_bytes() {
+	local l f
+	R=
+	while read -r l; do
+		[[ $l == "$2:"* ]] || continue
+		read -r -a f <<<"${l#*:}"
+		R=${f[8]}
+	done < <(pp_in "$1" cat /proc/net/dev)
+	[ -n "$R" ]
+}
+
+# pp_stream_close LABEL NS DEV [BYTES]: the open stream goes on until DEV
+# (in NS, the sender's side) has sent BYTES more (default 4 MB, a quarter
+# on the debug kernel): it still flows after what was done under it. Then
+# it stops, and pp_stream_end LABEL checks every byte sent.
+_pp_tx_ge() { pp_tx_bytes "$1" "$2" && [ "$R" -ge "$3" ]; } # NS DEV BYTES
+pp_stream_close() {
+	local want=${4:-4000000} t0
+	[ "${XNET_VM_CHECKERS:-0}" = 0 ] || want=$((want / 4))
+	pp_tx_bytes "$2" "$3" || fail "$1: no $3 in /proc/net/dev of '$2'"
+	t0=$R
+	wait_until 120 _pp_tx_ge "$2" "$3" $((t0 + want)) ||
+		fail "$1: $3 sent $((R - t0)) of $want bytes in 120 s after the changes; sender: $(<"$SOUT")"
+	: >"$PP_STOP"
+	pp_stream_end "$1"
 }
 
 # pp_xfer SNS RNS ADDR PORT BYTES [WRITES]: pp_stream, waited for.
