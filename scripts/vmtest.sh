@@ -594,10 +594,11 @@ ours_re='\[(nvme_tcp_prio|nvmet_tcp_prio|xps_flow|pp_frag|xnet_[a-z_]+)[] ]'
 # poweroff_ours FILE: exit 0 if a function of one of our modules is in a
 # trace the kernel logged after the runner began to power the guest off.
 poweroff_ours() {
-	awk -v ours="$ours_re" '
+	# (The regex through the environment: awk -v would eat its escapes.)
+	OURS_RE=$ours_re awk '
 		{ sub(/\r$/, "") }
 		/vmtest: poweroff/ { on = 1; next }
-		on && /\+0x[0-9a-f]+\/0x[0-9a-f]+/ && $0 ~ ours { found = 1; exit }
+		on && /\+0x[0-9a-f]+\/0x[0-9a-f]+/ && $0 ~ ENVIRON["OURS_RE"] { found = 1; exit }
 		END { exit !found }' "$1" 2>/dev/null
 }
 

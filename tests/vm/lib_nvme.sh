@@ -627,9 +627,9 @@ kmsg_mark() { echo "<6>xnet-test-mark: $1" >/dev/kmsg; }
 # here-string of less than a pipe's size in a pipe, and reads a pipe a
 # byte per read(2) (see dmesg_lines in lib.sh).
 kmsg_load() {
-	local f=$XNET_TMP/.kmsg
-	dmesg -r >"$f" 2>&1 || fail "dmesg: $(<"$f")"
-	mapfile -t KMSG_ALL <"$f"
+	local kf=$XNET_TMP/.kmsg
+	dmesg -r >"$kf" 2>&1 || fail "dmesg: $(<"$kf")"
+	mapfile -t KMSG_ALL <"$kf"
 }
 
 # kmsg_split -> KSEG[TAG]: lines of KMSG_ALL (kmsg_load first) between the
