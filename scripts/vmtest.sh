@@ -211,12 +211,18 @@ mirror_tree() {
 build_for() {
 	local kdir=$1 name=$2 dsrc blog
 	dsrc=$repo/build/$name/src
+	mkdir -p "$dsrc"
+	# One build at a time per copy: two runs for one kernel (make check's
+	# debug and dbgself tiers, in two lanes) share it.
+	exec 8>"$repo/build/$name/.build.lock"
+	flock 8
 	mirror_tree "$XNET_SRC" "$dsrc"
 	echo "vmtest: building the modules for $XNET_KVER in $dsrc" >&2
 	blog=$repo/build/$name/modules.log
 	bf_kdir=$kdir
 	make -j"${XNET_JOBS:-$(nproc)}" -C "$dsrc" KDIR="$kdir" modules testnic faults hookcost >"$blog" 2>&1 ||
 		{ tail -n 30 "$blog" >&2; die "module build for $XNET_KVER failed ($blog)"; }
+	exec 8>&-
 	export XNET_SRC=$dsrc
 }
 
