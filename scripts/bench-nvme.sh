@@ -28,6 +28,8 @@
 # (2mbit), BENCH_TN_DELAY (8000 µs), BENCH_TN_DEPTH (1), BENCH_BULK_SNDBUF (40000).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/bench-run.sh
+. "$root/scripts/bench-run.sh"
 out=$root/build/bench
 mkdir -p "$out"
 name=nvme
@@ -37,6 +39,7 @@ if [ "${1:-}" = --quick ]; then
 	name=nvme-quick
 	shift
 fi
+bench_run_start nvme "$quick" "$@"
 env=""
 for v in BENCH_SECS BENCH_PRIO BENCH_RATE BENCH_TN_DELAY BENCH_TN_DEPTH BENCH_BULK_SNDBUF; do
 	[ -n "${!v:-}" ] && env+="$v=${!v} "
@@ -53,7 +56,7 @@ boot() {
 	shift 3
 	BOOT_OUT=$out/$name.$label.log
 	echo "bench: boot '$label': $genv" >&2
-	"$root/scripts/vmtest.sh" --series "$series" --cpus 2 --mem 1536 --timeout 1500 \
+	bench_vmtest "$label" --series "$series" --cpus 2 --mem 1536 --timeout 1500 \
 		--append "nvme_core.multipath=N" "$@" \
 		--shell-cmd "${env}${genv} bash tests/bench/nvme-guest.sh" >"$BOOT_OUT" 2>&1
 	BOOT_RC=$?
@@ -98,8 +101,18 @@ if [ "$BOOT_RC" -ne 0 ]; then
 fi
 load2=$(cut -d' ' -f1-3 /proc/loadavg)
 # The guest's diagnostics share the console with the tables: keep the tables.
+# The seed matrices come from the raw fio JSON (scripts/bench-tables.py),
+# the other tables are still the ones the guest printed.
+python3 "$root/scripts/bench-tables.py" "$BENCH_RUN" >"$BENCH_RUN/tables.md" || {
+	echo "bench-nvme: scripts/bench-tables.py failed on $BENCH_RUN" >&2
+	status=1
+}
 {
 	echo "$header, $load2 at the end -->"
+	echo
+	cat "$BENCH_RUN/tables.md"
+	echo
+	echo "<!-- The tables below are still the ones the guest printed (not generated from raw files). -->"
 	echo
 	grep -v -E '^(bench: |# \[|# cleanup|# FAIL|vmtest: |<!-- bench-nvme guest)' "$main_out"
 	grep -v -E '^(bench: |# \[|# cleanup|# FAIL|vmtest: |<!-- bench-nvme guest)' "$poll_out"
@@ -112,4 +125,5 @@ for t in "the seed's fio matrix (no priority-aware qdisc)" "shaped link, bulk tr
 	fi
 done
 echo "bench-nvme: saved $md (status $status)" >&2
-exit $status
+cp "$md" "$BENCH_RUN/$name.md"
+bench_run_end "$status"

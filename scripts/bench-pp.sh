@@ -30,6 +30,8 @@
 # go to scripts/vmtest.sh (boots 2 and 3 replace an --append).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/bench-run.sh
+. "$root/scripts/bench-run.sh"
 out=$root/build/bench
 mkdir -p "$out"
 quick=0 icount=0
@@ -66,6 +68,10 @@ fi
 for v in BENCH_SECS BENCH_POOL BENCH_REPS BENCH_ZC_SMALL_MB BENCH_ZC_LARGE_MB; do
 	[ -n "${!v:-}" ] && env+="$v=${!v} "
 done
+run_args=("${args[@]}")
+[ $icount = 0 ] || run_args+=(--icount)
+[ ${#kern[@]} -eq 0 ] || run_args+=("${kern[@]}")
+bench_run_start "pp$([ $icount = 0 ] || echo -icount)" "$quick" "${run_args[@]}"
 load() { uptime | sed 's/.*load average: /load average /'; }
 
 # boot N LOG PARTS TIMEOUT GUEST-ENV [vmtest options]: one guest running
@@ -79,7 +85,7 @@ boot() {
 			"$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, host $(load) at the start," \
 			"guest: $guest -->"
 		echo
-		"$root/scripts/vmtest.sh" "${kern[@]}" --cpus 2 --timeout "$tmo" "${args[@]}" "$@" \
+		bench_vmtest "boot$n" "${kern[@]}" --cpus 2 --timeout "$tmo" "${args[@]}" "$@" \
 			--shell-cmd "${env}${genv}BENCH_PARTS='$parts' bash tests/bench/pp-guest.sh"
 	} | tee "$log"
 	rc=${PIPESTATUS[0]}
@@ -153,7 +159,15 @@ print()
 PY
 }
 
+# The tables generated from the raw files (so far: iperf3 throughput), then
+# the guest's.
+python3 "$root/scripts/bench-tables.py" "$BENCH_RUN" >"$BENCH_RUN/tables.md" ||
+	{ echo "bench-pp: scripts/bench-tables.py failed on $BENCH_RUN" >&2; fail=1; }
 {
+	cat "$BENCH_RUN/tables.md"
+	echo
+	echo "<!-- The tables below are still the ones the guest printed (not generated from raw files). -->"
+	echo
 	tables "$log1"
 	echo
 	tables "$log2"
@@ -174,4 +188,5 @@ for h in "${want[@]}" \
 	grep -qF "$h" "$out/$name.md" || { echo "bench-pp: missing table: $h" >&2; fail=1; }
 done
 echo "bench-pp: saved $out/$name.md" >&2
-exit $fail
+cp "$out/$name.md" "$BENCH_RUN/$name.md"
+bench_run_end "$fail"

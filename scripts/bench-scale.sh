@@ -48,6 +48,8 @@
 # SCALE_KUNIT, SCALE_PP, SCALE_XPS (1: run that part; 0: leave it out).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/bench-run.sh
+. "$root/scripts/bench-run.sh"
 out=$root/build/bench
 quick=0
 case ${1:-} in
@@ -77,6 +79,7 @@ if ! [[ $runs =~ ^[1-9]$ ]]; then
 	exit 2
 fi
 mkdir -p "$out"
+bench_run_start scale "$quick"
 md=$out/$name.md
 : >"$md"
 # The host is shared: each saved run says what else loaded it.
@@ -92,6 +95,7 @@ if [ "${SCALE_KUNIT:-1}" != 0 ]; then
 		"$root/scripts/kunit.sh" --series "$series" --timeout 3600 \
 			--kernel-arg "nvme_tcp_prio_sock_test.scale_max=$max" 'nvme_tcp_prio_scale*' >&2
 		grep -o 'scale: sockets=.*' "$kunit_out/test.log" | sed "s/^scale:/scale: run=$r/" >>"$out/$name.log"
+		bench_raw_host "kunit-run$r.log" "$kunit_out/test.log"
 	done
 
 	# One row a socket count. probe: ns the engine adds per socket in its
@@ -160,7 +164,7 @@ if [ "${SCALE_PP:-1}" != 0 ]; then
 	done
 	echo "bench-scale: pp_frag, one sender over many sockets (guest, Linux $series)" >&2
 	hdr="<!-- make bench-scale$([ $quick = 0 ] || echo " --quick"), pp_frag, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, load average $(load), guest: Debian $series, 2 vCPUs TCG -->"
-	"$root/scripts/vmtest.sh" --series "$series" --cpus 2 --timeout 1800 \
+	bench_vmtest pp --series "$series" --cpus 2 --timeout 1800 \
 		--shell-cmd "${env}bash tests/bench/scale-pp-guest.sh" >"$out/$name-pp.log"
 	guest_tables "$out/$name-pp.log" "$hdr" >"$out/$name-pp.md"
 	has_table "$out/$name-pp.md" || {
@@ -188,7 +192,7 @@ if [ "${SCALE_XPS:-1}" != 0 ]; then
 	git -C "$root" diff --quiet HEAD -- xps_flow 2>/dev/null ||
 		code+=" with uncommitted changes in xps_flow/"
 	hdr="<!-- make bench-scale$([ $quick = 0 ] || echo " --quick"), xps_flow, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, load average $(load), code $code, guest: Debian $series, TCG -icount $icount_spec, 2 vCPUs, maxcpus=1 -->"
-	XNET_VM_ICOUNT=$icount_spec "$root/scripts/vmtest.sh" --series "$series" --icount \
+	XNET_VM_ICOUNT=$icount_spec bench_vmtest xps --series "$series" --icount \
 		--cpus 2 --append maxcpus=1 --timeout 5400 \
 		--shell-cmd "${env}bash tests/bench/scale-xps-guest.sh" >"$out/$name-xps.log"
 	guest_tables "$out/$name-xps.log" "$hdr" >"$out/$name-xps.md"
@@ -213,6 +217,7 @@ if [ "${SCALE_XPS:-1}" != 0 ]; then
 		"$out/scale-xps-seeds" "$seeds" $flows
 		echo
 	} >"$out/$name-seeds.md"
+	bench_raw_host seeds.md "$out/$name-seeds.md"
 	has_table "$out/$name-seeds.md" || {
 		echo "bench-scale: the xps_flow seeds table is missing" >&2
 		exit 1
@@ -224,3 +229,8 @@ has_table "$md" || {
 	exit 1
 }
 echo "bench-scale: saved $md" >&2
+# No table of this bench is generated from its raw files yet (they are
+# saved: raw/host/kunit-run*.log, raw/pp, raw/xps).
+cp "$md" "$BENCH_RUN/$name.md"
+python3 "$root/scripts/bench-tables.py" "$BENCH_RUN" >"$BENCH_RUN/tables.md"
+bench_run_end 0

@@ -32,6 +32,8 @@
 # boot's timeout in s; default from the matrix).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/bench-run.sh
+. "$root/scripts/bench-run.sh"
 out=$root/build/bench
 
 # tables RAW.tsv: the markdown tables of a raw TSV (this script's output).
@@ -234,6 +236,7 @@ if [ "${1:-}" = --tables ]; then
 fi
 
 mkdir -p "$out"
+bench_run_start xps-tcp 0 "$@"
 runs=${BENCH_TCP_RUNS:-5}
 secs=${BENCH_TCP_SECS:-3}
 # Bad settings are refused before a guest boots.
@@ -265,7 +268,7 @@ genv="BENCH_TCP_RUNS=$runs BENCH_TCP_SECS=$secs BENCH_TCP_IPID_OBJ=$obj$cells"
 echo "bench-xps-tcp: $started, commit $commit${dirty:+ (dirty: $dirty)}, load $(cut -d' ' -f1-3 /proc/loadavg), boot timeout $timeout s" >&2
 t0=$SECONDS
 rc=0
-"$root/scripts/vmtest.sh" --series "$series" --cpus 2 --timeout "$timeout" "$@" \
+bench_vmtest main --series "$series" --cpus 2 --timeout "$timeout" "$@" \
 	--shell-cmd "$genv bash tests/bench/xps-tcp-guest.sh" >"$out/xps-tcp.log" 2>&1 || rc=$?
 took=$((SECONDS - t0))
 grep -E '^(bench|vmtest)' "$out/xps-tcp.log" | grep -v '^bench: run ' | tail -n 20 >&2 || true
@@ -282,6 +285,7 @@ raw=$out/xps-tcp-raw.tsv
 	sed -n 's/^META\t\([^\t]*\)\t/# \1: /p' "$out/xps-tcp.log"
 	sed -n 's/^RAW\t//p' "$out/xps-tcp.log"
 } >"$raw"
+bench_raw_host xps-tcp-raw.tsv "$raw"
 nrows=$(grep -vc '^#' "$raw" || true)
 if [ "$nrows" -le 1 ]; then
 	echo "bench-xps-tcp: no run recorded (vmtest status $rc); see $out/xps-tcp.log" >&2
@@ -299,3 +303,6 @@ if [ "$rc" -ne 0 ] || [ "$nfail" -ne 0 ]; then
 	awk -F'\t' '!/^#/ && $9 != "ok" && $1 != "run" {print "bench-xps-tcp:   run " $1 " " $4 "/" $5 "ms/rack-" $3 " " $6 " round " $7 ": " $9}' "$raw" >&2
 	exit 1
 fi
+# Its tables come from the raw TSV (tables above), without row ids yet.
+cp "$out/xps-tcp.md" "$BENCH_RUN/xps-tcp.md"
+bench_run_end 0

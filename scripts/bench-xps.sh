@@ -22,6 +22,8 @@
 # options go to scripts/vmtest.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/bench-run.sh
+. "$root/scripts/bench-run.sh"
 out=$root/build/bench
 mkdir -p "$out"
 name=xps
@@ -32,6 +34,7 @@ if [ "${1:-}" = --quick ]; then
 	name=xps-quick
 	BENCH_SECS=1 BENCH_ROUNDS=1 BENCH_ICOUNT_ROUNDS=1 BENCH_PERF=0
 fi
+bench_run_start xps "$quick" "$@"
 env=""
 [ -n "${BENCH_SECS:-}" ] && env="BENCH_SECS=$BENCH_SECS "
 [ -n "${BENCH_ROUNDS:-}" ] && env+="BENCH_ROUNDS=$BENCH_ROUNDS "
@@ -54,14 +57,14 @@ code=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 	if [ "${BENCH_WALL:-1}" != 0 ]; then
 		echo "<!-- make bench-xps, code $code, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, load $(cut -d' ' -f1-3 /proc/loadavg), guest: 2 vCPUs TCG -->"
 		echo
-		"$root/scripts/vmtest.sh" --cpus 2 --timeout 900 "$@" \
+		bench_vmtest wall --cpus 2 --timeout 900 "$@" \
 			--shell-cmd "${env}bash tests/bench/xps-guest.sh"
 	fi
 	if [ "${BENCH_ICOUNT:-1}" != 0 ]; then
 		echo
 		echo "<!-- make bench-xps, icount boot, code $code, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), guest: TCG -icount $icount_spec, 2 vCPUs, maxcpus=1 -->"
 		echo
-		XNET_VM_ICOUNT=$icount_spec "$root/scripts/vmtest.sh" --icount --cpus 2 \
+		XNET_VM_ICOUNT=$icount_spec bench_vmtest icount --icount --cpus 2 \
 			--append maxcpus=1 --timeout 1500 "$@" \
 			--shell-cmd "${env}BENCH_MODE=icount BENCH_ICOUNT_SPEC=$icount_spec BENCH_ICOUNT_SHIFT=$icount_shift bash tests/bench/xps-guest.sh"
 	fi
@@ -69,7 +72,7 @@ code=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 		echo
 		echo "<!-- make bench-xps, many-queues boot, code $code, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), guest: 4 vCPUs TCG -->"
 		echo
-		"$root/scripts/vmtest.sh" --cpus 4 --timeout 900 "$@" \
+		bench_vmtest queues --cpus 4 --timeout 900 "$@" \
 			--shell-cmd "BENCH_QUICK=$quick bash tests/bench/xps-queues-guest.sh"
 	fi
 } | tee "$out/$name.log"
@@ -111,4 +114,22 @@ want=()
 for t in "${want[@]}"; do
 	grep -qF "$t" "$out/$name.md" || { echo "bench-xps: no table \"$t\"" >&2; missing=1; }
 done
-exit $missing
+# The tables generated from the raw files (so far: TCP through the
+# forwarding path), ahead of the guest's.
+if [ "${BENCH_WALL:-1}" != 0 ]; then
+	if python3 "$root/scripts/bench-tables.py" "$BENCH_RUN" >"$BENCH_RUN/tables.md"; then
+		{
+			cat "$BENCH_RUN/tables.md"
+			echo
+			echo "<!-- The tables below are still the ones the guest printed (not generated from raw files). -->"
+			echo
+			cat "$out/$name.md"
+		} >"$out/$name.md.new"
+		mv "$out/$name.md.new" "$out/$name.md"
+	else
+		echo "bench-xps: scripts/bench-tables.py failed on $BENCH_RUN" >&2
+		missing=1
+	fi
+fi
+cp "$out/$name.md" "$BENCH_RUN/$name.md"
+bench_run_end "$missing"

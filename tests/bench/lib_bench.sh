@@ -12,3 +12,42 @@ log() { echo "bench: $*" >&2; }
 
 # pct PART WHOLE: PART as a percentage of WHOLE, one decimal (0 if WHOLE is 0).
 pct() { python3 -c "import sys; print('%.1f' % (100.0 * int(sys.argv[1]) / int(sys.argv[2]) if int(sys.argv[2]) else 0))" "$1" "$2"; }
+
+# Raw files back to the host. The guest's files vanish with it (tmpfs
+# overlay), and what the bench command prints is what reaches the host
+# (vmtest.sh --shell-cmd): a raw file is printed as a block of lines,
+#   @raw-begin NAME / "@raw " + each line / @raw-end NAME
+# that scripts/bench-run.sh (bench_vmtest) writes back to the run
+# directory, raw/<boot>/NAME, and leaves out of the tables.
+# bench_raw NAME [FILE]: FILE (default: stdin) as raw file NAME
+# ([A-Za-z0-9._-], a "/" becomes "-"). It writes to the script's own
+# stdout (BENCH_RAW_FD, saved when this file is sourced), also from inside
+# a $(...). A missing or empty FILE is a failed measurement: it fails.
+exec {BENCH_RAW_FD}>&1
+bench_raw() {
+	local name=${1//\//-}
+	[[ $name =~ ^[A-Za-z0-9._-]+$ ]] || fail "bench_raw: bad name '$1'"
+	if [ $# -ge 2 ] && [ ! -s "$2" ]; then
+		fail "bench_raw $name: $2 is missing or empty"
+	fi
+	{
+		echo "@raw-begin $name"
+		if [ $# -ge 2 ]; then
+			sed 's/^/@raw /' "$2"
+		else
+			sed 's/^/@raw /'
+		fi
+		echo "@raw-end $name"
+	} >&"$BENCH_RAW_FD"
+}
+
+# The guest itself, once per boot: kernel release and arguments, CPUs, the
+# CPU model QEMU gives (TCG: "QEMU TCG CPU ..." or the -cpu max model).
+bench_raw guest.txt <<GUEST
+kernel_release=$(uname -r)
+kernel_cmdline=$(cat /proc/cmdline)
+cpus=$(nproc)
+cpu_model=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
+hypervisor_flag=$(grep -qw hypervisor /proc/cpuinfo && echo yes || echo no)
+mem_total=$(grep -m1 '^MemTotal' /proc/meminfo | tr -s ' ' | cut -d' ' -f2-)
+GUEST

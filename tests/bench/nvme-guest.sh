@@ -157,6 +157,7 @@ seed_cases() {	# seed_cases MODE RUN
 		log "$mode (run $run): $eng QD$qd/$b $pm"
 		RES[$mode/$eng/$qd/$b/$pm/$run]=$(run_fio "$mode-$eng-$qd-$pm" "$eng" "$qd" "$b" "${extra[@]}") ||
 			exit 1
+		bench_raw "seed-$mode-$eng-qd$qd-b$b-$pm-r$run.json" "$XNET_TMP/fio-$mode-$eng-$qd-$pm.json"
 	done
 }
 
@@ -402,6 +403,9 @@ contended_fio() {
 	t1=${EPOCHREALTIME/./}
 	read -r u1 _ <<<"$(qdisc_stat "$hd" "" "$m")"
 	read -r d1 _ <<<"$(qdisc_stat "$td" "$ns" "$m")"
+	bench_raw "fio-$name.json" "$XNET_TMP/fio-$1.json"
+	printf 'up_bytes_before=%s\nup_bytes_after=%s\ndown_bytes_before=%s\ndown_bytes_after=%s\nusecs=%s\n' \
+		"$u0" "$u1" "$d0" "$d1" "$((t1 - t0))" | bench_raw "link-$name.txt"
 	RES[$name]=$r
 	RES[bw/$name]="$(mbit "$u0" "$u1" $(((t1 - t0) / 1000))e-3) $(mbit "$d0" "$d1" $(((t1 - t0) / 1000))e-3) 0"
 }

@@ -196,8 +196,13 @@ iperf_run() {
 	local out=$XNET_TMP/iperf-$1-$2-$3.json
 	mode "$2"
 	snap a
-	$IPERF -c "$4" -p 5201 -t "$SECS" -J >"$out" 2>/dev/null || log "iperf3 $1 $2 $3 failed"
+	# A failed run fails the bench: never a row of zeros in a mean.
+	$IPERF -c "$4" -p 5201 -t "$SECS" -J >"$out" 2>"$out.err" || {
+		cat "$out" "$out.err" >&2
+		fail "iperf3 $1 $2 $3 failed"
+	}
 	snap b
+	bench_raw "iperf-$1-$2-$3.json" "$out"
 	record "$1" "$2" "$3" "json=$out"
 	log "$1 $2 run $3 done"
 }
@@ -220,7 +225,7 @@ empty_run() {
 	local r
 	for r in 1 2; do
 		snap a
-		$IPERF -c "$2" -p 5201 -n 1K -J >/dev/null 2>&1 || log "iperf3 -n 1K to $2 failed"
+		$IPERF -c "$2" -p 5201 -n 1K -J >/dev/null 2>&1 || fail "iperf3 -n 1K to $2 failed"
 		snap b
 		record "$1" empty $r
 	done
@@ -352,6 +357,10 @@ declare -A G=()
 kv_read G "$GLOBAL"
 echo "global ${G[pages_owned]} ${G[orphans]} ${G[handed_over]}" >>"$RAW"
 log "after disabling the pools: pages_owned=${G[pages_owned]} orphans=${G[orphans]} handed_over=${G[handed_over]}"
+
+# The counter snapshots' deltas of every run (record) and the module's
+# counters after the pools were disabled.
+bench_raw pp-raw.txt "$RAW"
 
 # ---- tables
 $PY - "$RAW" "$SECS" "$POOL" "$REPS" "$HAVE_DMA" "$ZC_SMALL_MB" "$ZC_LARGE_MB" "$PARTS" "$DMA_MODES" \

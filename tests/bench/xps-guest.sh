@@ -440,16 +440,17 @@ tcp_run() {	# MODE RUN
 		cpu=$((1 - cpu))
 		nsleep 0.25
 	done
-	wait $pid
+	# A failed run fails the bench (it used to be a "0 0" row in the mean).
+	wait $pid || fail "iperf3 tcp $1 run $2 failed: $(head -c 300 "$out")"
 	TCP[$1/$2]=$(python3 - "$out" <<'PY'
 import json, sys
-try:
-    e = json.load(open(sys.argv[1]))["end"]
-    print("%.1f %d" % (e["sum_received"]["bits_per_second"] / 1e6, e["sum_sent"].get("retransmits", 0)))
-except Exception:
-    print("0 0")
+e = json.load(open(sys.argv[1]))["end"]
+if not e["sum_received"].get("bytes"):
+    sys.exit("iperf3 received 0 bytes")
+print("%.1f %d" % (e["sum_received"]["bits_per_second"] / 1e6, e["sum_sent"].get("retransmits", 0)))
 PY
-)
+) || fail "iperf3 tcp $1 run $2: no result in $out"
+	bench_raw "iperf-tcp-$1-$2.json" "$out"
 	log "tcp $1 run $2: ${TCP[$1/$2]}"
 }
 steer 0
