@@ -14,8 +14,9 @@
 #     statics, std::) make the build fail with the checker's error; so does
 #     a kbuild internal that scripts/cxx.mk relies on and the kernel lacks.
 # Once: checkpatch.pl on the C sources (scripts/style.sh) and shellcheck on
-# the shell scripts are clean; every ratio the docs quote is in a saved bench
-# table (scripts/check-claims.sh), and that check catches one that is not.
+# the shell scripts are clean; every ratio the docs quote is in the bench
+# table row it names (scripts/check-claims.sh), and that check rejects a
+# figure with no row id, one not in its row and one moved to another row.
 # Ends with "build: N passed, N failed".
 set -uo pipefail
 
@@ -259,19 +260,52 @@ fi
 # Every ratio the docs quote is in a saved bench table; and the check
 # itself catches one that is not (a copy of the docs with a made-up figure).
 if "$root/scripts/check-claims.sh" >"$out/claims.log" 2>&1; then
-	result OK "doc ratios all in Documentation/bench tables"
+	result OK "doc ratios all in their Documentation/bench table rows"
 else
-	result FAIL "doc ratios all in Documentation/bench tables" "$out/claims.log"
+	result FAIL "doc ratios all in their Documentation/bench table rows" "$out/claims.log"
 fi
+# Copies of the docs that check-claims must reject: a made-up figure with
+# no row id, one naming a real row it is not in, and a quoted figure moved
+# to another row (README.md's first two row ids of different figures
+# swapped: each number now names the other's row, where it is not).
 cdir=$out/claims-control
 mkdir -p "$cdir"
 cp -r "$root/README.md" "$root/Documentation" "$cdir/"
-echo "Made up for the control: 9.876x faster." >>"$cdir/Documentation/xps-flow.md"
+rid=$(grep -o '\[row [^]]*\]' "$cdir/README.md" | head -n 1 | sed 's/^\[row //; s/\]$//')
+{
+	echo "Made up for the control: 9.876x faster."
+	echo "Made up for the control, with a real row: 8.765x [row $rid] faster."
+} >>"$cdir/Documentation/xps-flow.md"
 if ! "$root/scripts/check-claims.sh" "$cdir" >"$cdir/claims.log" 2>&1 &&
-	grep -q 'xps-flow.md:[0-9]*: 9.876 is in no table' "$cdir/claims.log"; then
-	result OK "check-claims catches a ratio in no table"
+	grep -q 'xps-flow.md:[0-9]*: 9.876 has no row id' "$cdir/claims.log" &&
+	grep -q "xps-flow.md:[0-9]*: 8.765 is not in row $rid " "$cdir/claims.log"; then
+	result OK "check-claims catches a figure without a row id and one not in its row"
 else
-	result FAIL "check-claims catches a ratio in no table" "$cdir/claims.log"
+	result FAIL "check-claims catches a figure without a row id and one not in its row" "$cdir/claims.log"
+fi
+mdir=$out/claims-moved
+mkdir -p "$mdir"
+cp -r "$root/README.md" "$root/Documentation" "$mdir/"
+moved=$(python3 - "$mdir/README.md" <<'PY'
+import re, sys
+p = sys.argv[1]
+s = open(p, encoding="utf-8").read()
+refs = list(re.finditer(r"([0-9]+\.[0-9]+) ?(?:x|×) \[row ([^]]+)\]", s))
+a = refs[0]
+b = next(r for r in refs if r.group(1) != a.group(1) and r.group(2) != a.group(2))
+out = list(s)
+for r, rid in ((b, a.group(2)), (a, b.group(2))):   # the later one first
+    out[r.start(2):r.end(2)] = rid
+open(p, "w", encoding="utf-8").write("".join(out))
+print(a.group(1), b.group(2))
+PY
+)
+read -r mnum mrow <<<"$moved"
+if [ -n "$mrow" ] && ! "$root/scripts/check-claims.sh" "$mdir" >"$mdir/claims.log" 2>&1 &&
+	grep -q "README.md:[0-9]*: $mnum is not in row $mrow " "$mdir/claims.log"; then
+	result OK "check-claims catches a quoted figure moved to another row ($mnum to $mrow)"
+else
+	result FAIL "check-claims catches a quoted figure moved to another row" "$mdir/claims.log"
 fi
 
 # xnet-prometheus on a made-up /sys (a device name with a quote and a
