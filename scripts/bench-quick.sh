@@ -6,7 +6,12 @@
 # The figures of a quick run (one round, runs of a second) mean nothing;
 # each bench saves them to build/bench/<bench>-quick.md, apart from the
 # full runs' tables. A bench fails when it exits non-zero: each one checks
-# that every part it runs left its table.
+# that every part it runs left its table. Each must also have left its run
+# directory (scripts/bench-run.sh: build/bench/runs/<bench>-<stamp>-quick,
+# linked from build/bench/<bench>-quick.run) with its meta, raw files and
+# status 0, and the tables scripts/bench-tables.py generated from them
+# (tables.md; with row ids for nvme, xps and pp, whose tables are
+# generated so far).
 #
 #   scripts/bench-quick.sh [--kernel PATH]   PATH: the guest kernel of
 #                                            bench-xps and bench-pp
@@ -14,6 +19,8 @@
 # Last line: "bench: N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/bench-run.sh
+. "$root/scripts/bench-run.sh"
 logs=$root/build/bench
 mkdir -p "$logs"
 benches=${XNET_BENCHES:-nvme xps pp scale}
@@ -38,12 +45,35 @@ for b in $benches; do
 	case $b in xps | pp) args+=("$@") ;; esac
 	start=$(date +%s)
 	echo "# bench-$b --quick (log: $logs/$b-quick.out)"
+	rm -f "$logs/$b-quick.run"
 	"$root/scripts/bench-$b.sh" "${args[@]}" >"$logs/$b-quick.out" 2>&1
 	rc=$?
+	# The run directory it left: meta, raw files, generated tables.
+	if [ $rc -eq 0 ]; then
+		run=$logs/$b-quick.run
+		if [ ! -d "$run" ]; then
+			echo "bench-quick: bench-$b left no run directory ($run)" >>"$logs/$b-quick.out"
+			rc=1
+		elif ! bench_run_check "$run" >>"$logs/$b-quick.out" 2>&1; then
+			rc=1
+		elif [ ! -f "$run/tables.md" ]; then
+			echo "bench-quick: bench-$b: no generated tables ($run/tables.md)" >>"$logs/$b-quick.out"
+			rc=1
+		else
+			case $b in
+			nvme | xps | pp)
+				grep -q '^| id |' "$run/tables.md" || {
+					echo "bench-quick: bench-$b: no table with row ids in $run/tables.md" >>"$logs/$b-quick.out"
+					rc=1
+				}
+				;;
+			esac
+		fi
+	fi
 	secs=$(($(date +%s) - start))
 	if [ $rc -eq 0 ]; then
 		pass=$((pass + 1))
-		echo "ok $n bench-$b # ${secs}s"
+		echo "ok $n bench-$b # ${secs}s, run directory $(readlink "$logs/$b-quick.run")"
 	else
 		fail=$((fail + 1))
 		echo "# FAIL: bench-$b --quick exited with status $rc; its last lines:"
