@@ -95,7 +95,7 @@ bench_vmtest() {
 	bench_meta "boot.$label.vmtest" "$(printf '%q ' "$@")"
 	bench_meta "boot.$label.env" "XNET_VM_ICOUNT=${XNET_VM_ICOUNT:-} XNET_VM_ACCEL=${XNET_VM_ACCEL:-} XNET_VM_CPU=${XNET_VM_CPU:-}"
 	bench_meta "boot.$label.start" "$(date -u '+%H:%M:%S') load $(cut -d' ' -f1-3 /proc/loadavg)"
-	"$root/scripts/vmtest.sh" "$@" | tee "$f" | grep -v -E '^@raw(-begin|-end)? '
+	"$root/scripts/vmtest.sh" "$@" | tee "$f" | grep --line-buffered -v -E '^@raw(-begin|-end)? '
 	st=("${PIPESTATUS[@]}")
 	rc=${st[0]}
 	bench_meta "boot.$label.status" "$rc"

@@ -1,11 +1,12 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
 # The markdown tables of a bench run, generated from its run directory's
 # raw files only (scripts/bench-run.sh: meta, raw/<boot>/...), so that every
 # figure can be traced to the files it came from:
 #
-#   scripts/bench-tables.py RUNDIR [> tables.md]
+#   python3 scripts/bench-tables.py RUNDIR [> tables.md]
+# (no "#!" line: a sourced-or-run helper, as scripts/bench-run.sh is not
+# a program of the package DKMS builds from).
 #
 # Each table is headed with the run id and the commit (and "dirty" when the
 # tree had uncommitted changes); each row starts with its id (first column,
