@@ -5,8 +5,8 @@
 # figure can be traced to the files it came from:
 #
 #   python3 scripts/bench-tables.py RUNDIR [> tables.md]
-# (no "#!" line: a sourced-or-run helper, as scripts/bench-run.sh is not
-# a program of the package DKMS builds from).
+# (No "#!" line: the package copies scripts/ to /usr/src for DKMS, and this
+# is no program of its own there.)
 #
 # Each table is headed with the run id and the commit (and "dirty" when the
 # tree had uncommitted changes); each row starts with its id (first column,
@@ -15,7 +15,9 @@
 # A raw file that holds no measurement (fio: no I/O; iperf3: an error or no
 # bytes) is an error: exit 1 with the file named, never a 0 row.
 #
-# Generated so far: bench-nvme's fio matrices (raw/<boot>/seed-*.json),
+# Generated so far: bench-nvme's fio matrices (raw/<boot>/seed-*.json) and
+# its shaped-link and mqprio tables (raw/<boot>/fio-{shaped,mq}-*.json with
+# link-*.txt),
 # bench-xps's TCP through the forwarding path (raw/<boot>/iperf-tcp-*.json),
 # bench-pp's iperf3 throughput (raw/<boot>/iperf-*.json). The other tables
 # of those benches are still printed by the guest.
@@ -97,6 +99,7 @@ def nvme_tables(m, run):
             if key not in order:
                 order.append(key)
             cells.setdefault(key, {}).setdefault(mode, []).append(fio_result(os.path.join(bdir, p)))
+        out += nvme_contended(m, run, bdir, boot)
         if not order:
             continue
         order.sort(key=lambda k: (k[3], ["io_uring", "pvsync2", "libaio"].index(k[0])
@@ -119,6 +122,63 @@ def nvme_tables(m, run):
             rid = "nvme-seed-%s-%s-qd%d-%s" % (boot, eng, qd, pm)
             out.append("| %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 rid, eng, pm, qd, b, o[0], n[0], ratio(o[0], n[0]), o[1], n[1], ratio(o[1], n[1]), o[2], n[2]))
+        out.append("")
+    return out
+
+
+CONT = re.compile(r"^fio-(shaped|mq)-(off|on)-([0-9]+)\.json$")
+CONT_TITLE = {"shaped": "shaped link, bulk traffic competing",
+              "mq": "mqprio (ADQ-like) on the test NIC, bulk traffic competing"}
+
+
+def link_mbit(path):
+    k = {}
+    try:
+        for line in open(path, encoding="utf-8"):
+            a, _, b = line.strip().partition("=")
+            k[a] = int(b)
+        # As the guest: whole milliseconds of the fio run.
+        secs = (k["usecs"] // 1000) / 1000.0
+        return [round((k["up_bytes_after"] - k["up_bytes_before"]) * 8 / secs / 1e6, 2),
+                round((k["down_bytes_after"] - k["down_bytes_before"]) * 8 / secs / 1e6, 2)]
+    except (OSError, ValueError, KeyError, ZeroDivisionError) as e:
+        raise NoMeasurement("%s: no link counters (%s)" % (path, e))
+
+
+def nvme_contended(m, run, bdir, boot):
+    out = []
+    res = {}
+    for p in sorted(os.listdir(bdir)):
+        mm = CONT.match(p)
+        if not mm:
+            continue
+        part, mode, r = mm.groups()
+        fio = fio_result(os.path.join(bdir, p))
+        link = link_mbit(os.path.join(bdir, "link-%s-%s-%s.txt" % (part, mode, r)))
+        res.setdefault(part, {}).setdefault(mode, []).append(fio + link)
+    for part in ("shaped", "mq"):
+        if part not in res:
+            continue
+        c = res[part]
+        if set(c) != {"off", "on"}:
+            raise NoMeasurement("raw/%s: %s runs of one mode only" % (boot, part))
+        mean = {}
+        for mode in ("off", "on"):
+            rs = c[mode]
+            mean[mode] = [f1(sum(x[j] for x in rs) / len(rs)) for j in range(3)] + \
+                         ["%.2f" % (sum(x[j] for x in rs) / len(rs)) for j in (3, 4)]
+        o, n = mean["off"], mean["on"]
+        out += heading(m, "NVMe/TCP priority: %s, from the raw fio JSON and link counters (boot %s)"
+                       % (CONT_TITLE[part], boot), boot)
+        out += ["fio libaio QD1 4k random reads under UDP bulk traffic, mean of %d run(s) per mode "
+                "(raw/%s/fio-%s-MODE-RUN.json, link-%s-MODE-RUN.txt: bytes that left each bottleneck during the run)."
+                % (len(c["off"]), boot, part, part), ""]
+        out += ["| id | | IOPS | mean µs | p99.99 µs | link Mbit/s host->target | link Mbit/s target->host |",
+                "|---|---|---:|---:|---:|---:|---:|"]
+        pre = "nvme-%s-%s" % (part, boot)
+        out.append("| %s-off | priority off | %s | %s | %s | %s | %s |" % ((pre,) + tuple(o)))
+        out.append("| %s-on | priority on | %s | %s | %s | %s | %s |" % ((pre,) + tuple(n)))
+        out.append("| %s-on-off | on/off | %s | %s | %s | | |" % (pre, ratio(o[0], n[0]), ratio(o[1], n[1]), ratio(o[2], n[2])))
         out.append("")
     return out
 

@@ -564,6 +564,8 @@ part_mqprio() {
 		txq_sent tn1; b3=$((TXS[3] - b3)) b0=$((TXS[0] - b0))
 		tc_diag tn1 "$NS"
 		bulk_stop
+		printf 'tn0_tx3=%s\ntn0_tx0=%s\ntn1_tx3=%s\ntn1_tx0=%s\n' "$a3" "$a0" "$b3" "$b0" |
+			bench_raw "txq-mq-$mode-$run.txt"
 		read -r _ _ _ ios <<<"${RES[mq/$mode/$run]}"
 		log "mqprio $mode: $ios I/Os; tn0 tx-3 $a3 tx-0 $a0 packets, tn1 tx-3 $b3 tx-0 $b0"
 		Q3[$mode/$run]="$a3/$b3"
