@@ -10,8 +10,8 @@
 # directory (scripts/bench-run.sh: build/bench/runs/<bench>-<stamp>-quick,
 # linked from build/bench/<bench>-quick.run) with its meta, raw files and
 # status 0, and the tables scripts/bench-tables.py generated from them
-# (tables.md; with row ids for nvme, xps and pp, whose tables are
-# generated so far).
+# (tables.md, with row ids: nvme, xps, pp and scale have tables generated
+# so far).
 #
 #   scripts/bench-quick.sh [--kernel PATH]   PATH: the guest kernel of
 #                                            bench-xps and bench-pp
@@ -61,7 +61,7 @@ for b in $benches; do
 			rc=1
 		else
 			case $b in
-			nvme | xps | pp)
+			nvme | xps | pp | scale)
 				grep -q '^| id |' "$run/tables.md" || {
 					echo "bench-quick: bench-$b: no table with row ids in $run/tables.md" >>"$logs/$b-quick.out"
 					rc=1

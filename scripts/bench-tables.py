@@ -19,8 +19,9 @@
 # its shaped-link and mqprio tables (raw/<boot>/fio-{shaped,mq}-*.json with
 # link-*.txt),
 # bench-xps's TCP through the forwarding path (raw/<boot>/iperf-tcp-*.json),
-# bench-pp's iperf3 throughput (raw/<boot>/iperf-*.json). The other tables
-# of those benches are still printed by the guest.
+# bench-pp's iperf3 throughput (raw/<boot>/iperf-*.json), bench-scale's
+# KUnit table (raw/host/kunit-run*.log). The other tables of those benches
+# are still printed by the guest (or, for bench-scale's, made by its script).
 import glob
 import json
 import os
@@ -266,7 +267,66 @@ def pp_tables(m, run):
     return out
 
 
-GEN = {"nvme": nvme_tables, "xps": xps_tables, "pp": pp_tables}
+# ---- bench-scale: the KUnit suite's "scale: sockets=N ..." lines
+SCALE = re.compile(r"scale: (sockets=[0-9]+ .*)")
+KUNIT_RUN = re.compile(r"^kunit-run([0-9]+)\.log$")
+
+
+def scale_tables(m, run):
+    hdir = os.path.join(run, "raw", "host")
+    recs = []
+    for p in sorted(os.listdir(hdir)) if os.path.isdir(hdir) else []:
+        mm = KUNIT_RUN.match(p)
+        if not mm:
+            continue
+        r = int(mm.group(1))
+        n = 0
+        for line in open(os.path.join(hdir, p), encoding="utf-8", errors="replace"):
+            x = SCALE.search(line)
+            if not x:
+                continue
+            v = {}
+            for kv in x.group(1).split():
+                k, _, val = kv.partition("=")
+                v[k] = float(val)
+            recs.append((r, v))
+            n += 1
+        if not n:
+            raise NoMeasurement("raw/host/%s: no 'scale: sockets=' line" % p)
+    if not recs:
+        return []
+    out = heading(m, "NVMe priority: managed host sockets (KUnit nvme_tcp_prio_scale), from the raw KUnit logs", "host")
+    out += ["Columns as in the bench's own table (scripts/bench-scale.sh); raw/host/kunit-runRUN.log.", ""]
+    out += ["| id | sockets | run | probe per socket (ns) | rules write (ms) | write per socket (ns) | walk (ms) | rescans | nomem | walk x rescans per socket (us) | entry bytes | table buckets |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    per, ms, pr = {}, {}, {}
+    try:
+        for r, v in recs:
+            n = v["sockets"]
+            pair = v["probe_off_ns"] / v["probe_off_calls"]
+            probe = (v["probe_on_ns"] / v["probe_on_calls"] - pair) * v["probe_on_calls"] / n
+            out.append("| scale-kunit-%d-r%d | %d | %d | %.0f | %.2f | %.0f | %.2f | %d | %d | %.1f | %d | %d |" % (
+                n, r, n, r, probe, v["rules_write_ns"] / 1e6, v["rules_write_ns"] / n, v["scan_ns"] / 1e6,
+                v["rescans"], v["nomem"], v["scan_ns"] * v["rescans"] / n / 1000, v["entry_bytes"], v["table_buckets"]))
+            per[r, n] = v["rules_write_ns"] / n
+            ms[r, n] = v["rules_write_ns"] / 1e6
+            pr[r, n] = probe
+    except (KeyError, ZeroDivisionError) as e:
+        raise NoMeasurement("raw/host/kunit-run*.log: a scale line without %s" % e)
+    out.append("")
+    runs = sorted({r for r, _ in recs})
+    if all((r, 10000) in ms and (r, 1000) in ms for r in runs):
+        out += ["| id | run | rules write at 10,000 (ms) | goal: under 50 ms | write per socket, 10,000 / 1,000 | probe per socket, 10,000 / 1,000 |",
+                "|---|---|---|---|---|---|"]
+        for r in runs:
+            out.append("| scale-kunit-10000-r%d-vs-1000 | %d | %.2f | %s | %.2fx | %.2fx |" % (
+                r, r, ms[r, 10000], "met" if ms[r, 10000] < 50 else "NOT met",
+                per[r, 10000] / per[r, 1000], pr[r, 10000] / pr[r, 1000]))
+        out.append("")
+    return out
+
+
+GEN = {"nvme": nvme_tables, "xps": xps_tables, "pp": pp_tables, "scale": scale_tables}
 
 
 def main():
@@ -285,6 +345,10 @@ def main():
         print("bench-tables: a failed measurement: %s" % e, file=sys.stderr)
         return 1
     if not out:
+        # bench-scale without its KUnit part has nothing to generate yet.
+        if m.get("bench") == "scale":
+            print("<!-- run %s: no raw files of a generated table (KUnit part not run) -->" % m.get("run_id"))
+            return 0
         print("bench-tables: %s: no raw files to make a table of" % run, file=sys.stderr)
         return 1
     print("\n".join(out).rstrip("\n"))
