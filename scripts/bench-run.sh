@@ -16,6 +16,8 @@
 #                   CPU model), fio and iperf3 JSON, counter snapshots
 #     raw/host/NAME     raw files made on the host (bench_raw_host)
 #     tables.md     the tables scripts/bench-tables.py generated from raw/
+#     <name>.md     the bench's whole .md as saved in build/bench/
+#   build/bench/<bench>[-quick].run   a link to the latest run directory
 #
 # bench_run_start BENCH QUICK ARGS...   create it (BENCH_RUN, BENCH_RUN_ID)
 # bench_vmtest LABEL VMTEST-ARGS...     run scripts/vmtest.sh, save the
@@ -63,6 +65,13 @@ bench_run_start() {
 	for v in $(compgen -e | grep -E '^(XNET_VM_|XNET_KVER|BENCH_|SCALE_)' || true); do
 		bench_meta "env.$v" "${!v}"
 	done
+	# vmtest picks KVM or TCG itself (cached per kernel and QEMU; KVM
+	# only with a usable /dev/kvm) and prints no QEMU command line for a
+	# --shell-cmd boot: what it decided, as far as the host can tell.
+	v=no
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] && v=yes
+	bench_meta dev_kvm_rw "$v"
+	bench_meta vm_accel_cached "$(cat "${XDG_CACHE_HOME:-$HOME/.cache}"/xnet-kmods/vm/accel-* 2>/dev/null | sort -u | tr '\n' ' ')"
 	bench_meta loadavg_before "$(cat /proc/loadavg)"
 	# An early exit still leaves the status and the load after.
 	trap 'bench_run_exit $?' EXIT

@@ -42,12 +42,15 @@ bench_raw() {
 }
 
 # The guest itself, once per boot: kernel release and arguments, CPUs, the
-# CPU model QEMU gives (TCG: "QEMU TCG CPU ..." or the -cpu max model).
+# CPU model QEMU gives (the -cpu model), and what tells KVM from TCG from
+# inside (kvm-clock, "Hypervisor detected: KVM" under KVM).
 bench_raw guest.txt <<GUEST
 kernel_release=$(uname -r)
 kernel_cmdline=$(cat /proc/cmdline)
 cpus=$(nproc)
 cpu_model=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')
 hypervisor_flag=$(grep -qw hypervisor /proc/cpuinfo && echo yes || echo no)
+clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
+hypervisor_detected=$(dmesg 2>/dev/null | grep -m1 -o 'Hypervisor detected: .*')
 mem_total=$(grep -m1 '^MemTotal' /proc/meminfo | tr -s ' ' | cut -d' ' -f2-)
 GUEST
