@@ -17,6 +17,8 @@
 # the shell scripts are clean; every ratio the docs quote is in the bench
 # table row it names (scripts/check-claims.sh), and that check rejects a
 # figure with no row id, one not in its row and one moved to another row.
+# A bench's run directory (scripts/bench-run.sh) gets the raw files a guest
+# prints, under mawk and gawk, and a failed measurement fails its tables.
 # Ends with "build: N passed, N failed".
 set -uo pipefail
 
@@ -306,6 +308,57 @@ if [ -n "$mrow" ] && ! "$root/scripts/check-claims.sh" "$mdir" >"$mdir/claims.lo
 	result OK "check-claims catches a quoted figure moved to another row ($mnum to $mrow)"
 else
 	result FAIL "check-claims catches a quoted figure moved to another row" "$mdir/claims.log"
+fi
+
+# Bench run directories without a guest: a stand-in for vmtest.sh prints
+# what a bench guest prints (tests/bench/lib_bench.sh's raw blocks, a
+# table); bench_vmtest must write the same raw files under mawk and gawk
+# and keep the raw lines out of the output; scripts/bench-tables.py must
+# make a table with run id, commit and row ids from them, and fail on an
+# iperf3 run that failed (never a row of zeros).
+brun=$out/bench-run
+mkdir -p "$brun/root/scripts" "$brun/mawk" "$brun/gawk"
+ln -sf "$(command -v mawk)" "$brun/mawk/awk"
+ln -sf "$(command -v gawk)" "$brun/gawk/awk"
+cat >"$brun/root/scripts/vmtest.sh" <<STANDIN
+#!/bin/bash
+fail() { echo "# FAIL: \$*"; exit 1; }
+XNET_SRC=$root
+. "$root/tests/bench/lib_bench.sh"
+for m in off on; do
+	for r in 1 2; do
+		printf '{"end": {"sum_received": {"bytes": 9000, "bits_per_second": %d000000.0},\n "sum_sent": {"retransmits": %d}}}\n' \
+			"\$((r + 1))" "\$r" | bench_raw "iperf-tcp-\$m-\$r.json"
+	done
+done
+echo "### a table the guest printed"
+STANDIN
+chmod +x "$brun/root/scripts/vmtest.sh"
+cat >"$brun/run.sh" <<'RUN'
+# run.sh CHECKOUT ROOT OUT LINK: a bench run of the stand-in, as a bench does
+. "$1/scripts/bench-run.sh"
+root=$2
+bench_run_start xps 1
+bench_vmtest wall --shell-cmd x >"$3"
+bench_run_end 0 && ln -sfn "$BENCH_RUN" "$4"
+RUN
+for a in mawk gawk; do
+	PATH=$brun/$a:$PATH bash "$brun/run.sh" "$root" "$brun/root" "$brun/$a.out" "$brun/$a.run" >>"$brun/log" 2>&1
+done
+if [ -d "$brun/mawk.run" ] && [ -d "$brun/gawk.run" ] &&
+	diff -r "$brun/mawk.run/raw" "$brun/gawk.run/raw" >>"$brun/log" 2>&1 &&
+	[ "$(find "$brun/mawk.run/raw/wall" -type f | wc -l)" = 5 ] &&
+	! grep -q '^@raw' "$brun/mawk.out" && grep -q '^### a table the guest printed' "$brun/mawk.out" &&
+	python3 "$root/scripts/bench-tables.py" "$brun/mawk.run" >"$brun/tables.md" 2>>"$brun/log" &&
+	grep -q "^Run \`xps-.*-quick\`, commit \`" "$brun/tables.md" &&
+	grep -qxF '| xps-fwd-tcp-off | steering off | 2.5 | 1.5 |' "$brun/tables.md" &&
+	echo '{"start": {}, "end": {}, "error": "unable to connect to server"}' >"$brun/mawk.run/raw/wall/iperf-tcp-on-2.json" &&
+	! python3 "$root/scripts/bench-tables.py" "$brun/mawk.run" >/dev/null 2>"$brun/fail.log" &&
+	grep -q 'a failed measurement: .*iperf-tcp-on-2.json: iperf3 error: unable to connect' "$brun/fail.log"; then
+	result OK "bench run directory: raw files back under mawk and gawk, tables with row ids, a failed iperf3 fails"
+else
+	cat "$brun/tables.md" "$brun/fail.log" >>"$brun/log" 2>/dev/null
+	result FAIL "bench run directory: raw files back under mawk and gawk, tables with row ids, a failed iperf3 fails" "$brun/log"
 fi
 
 # xnet-prometheus on a made-up /sys (a device name with a quote and a
