@@ -7,7 +7,8 @@
 # what vmtest prints ("vmtest: NN-name: exit R, T s": from the test's start
 # to its end inside the guest, boot not included); the last rows add up
 # each tier's tests, and its boots' wall time (tests included: what
-# exceeds the tests' sum is boot and harness).
+# exceeds the tests' sum is boot and harness). On the debug kernel a row
+# says how much of the tests' times was the kmemleak scan after each.
 #
 #   scripts/test-times.sh [DIR]
 set -euo pipefail
@@ -31,6 +32,10 @@ FNR == 1 {
 	if (!(t in seen)) { seen[t] = 1; tests[++ntest] = t }
 	secs[t, tier] = $(i + 4)
 	sum[tier] += $(i + 4)
+}
+/vmtest: [0-9][0-9]-[a-z0-9-]+: exit .*\(kmemleak scan [0-9.]+ s\)/ {
+	k = $0; sub(/.*\(kmemleak scan /, "", k); sub(/ s\).*/, "", k)
+	kml[tier] += k; anykml = 1
 }
 /vmtest: boot [0-9]+ .*boot total [0-9.]+ s/ {
 	b = $0; sub(/.*boot total /, "", b); sub(/ s.*/, "", b)
@@ -57,6 +62,12 @@ END {
 	line = "| **tests, summed** |"
 	for (k = 1; k <= nt; k++) line = line " **" sprintf("%.0f", sum[tiers[k]]) "** |"
 	print line
+	if (anykml) {
+		line = "| of which kmemleak scans after each test |"
+		for (k = 1; k <= nt; k++)
+			line = line " " ((tiers[k] in kml) ? sprintf("%.0f", kml[tiers[k]]) : "-") " |"
+		print line
+	}
 	line = "| **boots: wall time (count)** |"
 	for (k = 1; k <= nt; k++) line = line " " sprintf("%.0f", boots[tiers[k]]) " (" nboots[tiers[k]] ") |"
 	print line

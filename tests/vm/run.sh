@@ -119,7 +119,15 @@ coldplug() {
 # there and working: a missing or disabled kmemleak is itself a failure.
 kmemleak_want=0
 case " $(cat /proc/cmdline) " in *" xnet_kmemleak=1 "*) kmemleak_want=1 ;; esac
-kmemleak_check() { # [SCANS]
+kmemleak_check() { # [SCANS]; sets kml_cs, its time in 1/100 s
+	local s0
+	uptime_s
+	s0=$up
+	kmemleak_scan "$@"
+	uptime_s
+	kml_cs=$((10#${up/./} - 10#${s0/./}))
+}
+kmemleak_scan() {
 	local f=/sys/kernel/debug/kmemleak rep l i
 	if [ ! -w $f ]; then
 		[ $kmemleak_want -eq 0 ] ||
@@ -164,8 +172,12 @@ run_test() { # index path allowed-taint-mask taint-before
 	{
 		ktap_indent "$name" <"$res/$i.log"
 		t0=${t0/./} t1=${t1/./}
-		printf '    # vmtest: %s: exit %d, %d.%02d s\n' "$name" "$rc" \
+		printf '    # vmtest: %s: exit %d, %d.%02d s' "$name" "$rc" \
 			$(((10#$t1 - 10#$t0) / 100)) $(((10#$t1 - 10#$t0) % 100))
+		# (What of it was the kmemleak scan after the test.)
+		[ $kmemleak_want -eq 0 ] ||
+			printf ' (kmemleak scan %d.%02d s)' $((kml_cs / 100)) $((kml_cs % 100))
+		echo
 		[ -z "$strays" ] || echo "    # vmtest: killed leftover processes:$strays"
 		bad=$(((taint1 & ~taint0) & ~ok_mask))
 		if [ "$bad" -ne 0 ]; then
