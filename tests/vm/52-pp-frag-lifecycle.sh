@@ -152,11 +152,16 @@ expect_eq "${PG[handed_over]}" 0 "pages handed to the stack (none before rmmod)"
 # moves by megabytes with per-CPU lists, RCU and slabs).
 pool 256
 pp_stream_open ppa ppb 10.97.0.2 9702 65536,4096,300000
-# Until the stream holds pool pages (a fixed 1.5 s was once too short on
-# 6.12's RT kernel under single-threaded TCG: nothing owned yet).
+# Until the stream holds pool pages: first until it flows (its sender, a
+# Python process, took more than 11.5 s to start on the debug kernel with
+# four guests on the host's two CPUs, 2026-12-07), then 10 s for the pool
+# to own a page (a fixed 1.5 s was once too short on 6.12's RT kernel under
+# single-threaded TCG: nothing owned yet).
 owning() { pp_global; [ "${PG[pages_owned]}" -gt 0 ]; }
-nsleep 1.5
-wait_until 10 owning || fail "the pool owns no page 10 s into the stream"
+pp_tx_bytes ppa ppa0 || fail "no ppa0 in /proc/net/dev of ppa"
+wait_until 120 _pp_tx_ge ppa ppa0 $((R + 65536)) ||
+	fail "the stream sent nothing in 120 s; sender: $(<"$SOUT")"
+wait_until 10 owning || fail "the pool owns no page 10 s after the stream began to flow"
 kill -0 $SPID 2>/dev/null || fail "the stream ended before rmmod: make it longer"
 OWNED=$(mktemp)
 pp_trace_frees_start
