@@ -16,6 +16,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+case ${XNET_SETUP_NO_INITRD:-0} in
+0 | 1) ;;
+*) echo "setup: XNET_SETUP_NO_INITRD=$XNET_SETUP_NO_INITRD: want 0 or 1" >&2; exit 2 ;;
+esac
 
 # Build: compilers, kbuild headers and the kernels the guest boots: each
 # series of $XNET_KERNELS (default 6.1 and 6.12), plain and PREEMPT_RT, each
