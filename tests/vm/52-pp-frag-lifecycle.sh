@@ -39,15 +39,20 @@ trap cleanup EXIT
 POOL=/sys/class/net/ppa0/pp_frag_pool_pages
 pool() { $IP netns exec ppa sh -c "echo $1 > $POOL" || fail "pool $1"; }
 
-# fill_memory MB: a process takes memory until reclaim has run the
-# shrinkers (/proc/vmstat slabs_scanned moved) with MemFree < MB, or MemFree
-# < 2 MB, or the OOM killer takes it; holds it a moment, then exits.
+# fill_memory MB SHRUNK: a process takes memory until ppa0's pool has
+# shrunk past SHRUNK (the state the caller needs: reclaim ran our
+# shrinker), or reclaim has run the shrinkers (/proc/vmstat slabs_scanned
+# moved) with MemFree < MB, or MemFree < 2 MB, or the OOM killer takes it;
+# holds it a moment, then exits. It stops at the first: a guest kept near
+# OOM compacts and reclaims for long, and under TCG on a loaded host that
+# is a soft lockup (kcompactd stuck 26 s in migrate_pages, CI of 6ef4aa0).
+# It runs in ppa's namespace, where /sys/class/net/ppa0 is.
 # MemFree, not MemAvailable: 6.12 reports MemAvailable 0 with 60 MB free, far
 # above the low watermark (no kswapd yet), and on 6.1 MemAvailable alone can
 # drop below MB before reclaim too.
 fill_memory() {
 	local rc=0
-	$PY - "$1" <<'PYEOF' || rc=$?
+	$IP netns exec ppa $PY - "$1" "$2" <<'PYEOF' || rc=$?
 import sys, time
 def meminfo(k):
     for l in open("/proc/meminfo"):
@@ -57,10 +62,15 @@ def vmstat(k):
     for l in open("/proc/vmstat"):
         if l.startswith(k + " "):
             return int(l.split()[1])
+def shrunk():
+    for l in open("/sys/class/net/ppa0/pp_frag_stats"):
+        if l.startswith("shrunk "):
+            return int(l.split()[1])
 thr, s0, hold = int(sys.argv[1]), vmstat("slabs_scanned"), []
+p0 = int(sys.argv[2])
 while True:
     a = meminfo("MemFree")
-    if a < 2 or (a < thr and vmstat("slabs_scanned") != s0):
+    if a < 2 or shrunk() > p0 or (a < thr and vmstat("slabs_scanned") != s0):
         break
     b = bytearray((16 if a > 96 else 1) << 20)
     b[::4096] = b"\1" * len(range(0, len(b), 4096))   # touch every page
@@ -240,7 +250,7 @@ p0=${PS[pages]} s0=${PS[shrunk]}
 # Reclaim runs the shrinkers when kswapd or an allocation gets there (and
 # shrinker_rwsem is free): up to three rounds.
 for ((k = 0; k < 3; k++)); do
-	fill_memory 8
+	fill_memory 8 "$s0"
 	pp_stats ppa0 ppa
 	[ "${PS[shrunk]}" -eq "$s0" ] || break
 done
