@@ -76,7 +76,10 @@ for b in $benches; do
 		echo "ok $n bench-$b # ${secs}s, run directory $(readlink "$logs/$b-quick.run")"
 	else
 		fail=$((fail + 1))
-		echo "# FAIL: bench-$b --quick exited with status $rc; its last lines:"
+		echo "# FAIL: bench-$b --quick exited with status $rc; why (the harness's lines):"
+		grep -a -E '^(bench-[a-z-]+: |vmtest: |# FAIL|FAIL)|not ok ' "$logs/$b-quick.out" |
+			head -n 25 | sed 's/^/#   /'
+		echo "# its last lines:"
 		tail -n 15 "$logs/$b-quick.out" | sed 's/^/#   /'
 		echo "not ok $n bench-$b # ${secs}s"
 	fi

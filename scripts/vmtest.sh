@@ -32,7 +32,8 @@
 #                     below)
 #   --append "ARGS"   extra kernel arguments     --keep     keep the log dir
 #   --shell-cmd "CMD" boot, run CMD in the guest (cwd $XNET_SRC), print its
-#                     output, exit with its status
+#                     output, exit with its status (a kernel that dies
+#                     before the command starts: booted again once)
 #   --qemu "ARGS"     more QEMU arguments for the --shell-cmd boot (tests
 #                     name theirs in their header: qemu=), e.g. devices
 #   --selftest        prove the harness catches failures, console problems,
@@ -205,7 +206,8 @@ if [ "$opt_mode" = cmd ]; then
 		printf 'VM_COLDPLUG=%d\n' $((${#opt_qemu} > 0))
 	} >"$d/res/cfg"
 	: >"$d/res/cmd.out"
-	boot "$d" "$opt_cpus" "$opt_mem" "$opt_append" "$opt_qemu" "$opt_timeout" "$opt_icount"
+	nboot=1 early=0 boot_note_fd=2
+	boot_retry "$d" "$opt_cpus" "$opt_mem" "$opt_append" "$opt_qemu" "$opt_timeout" "$opt_icount"
 	rc=$(cat "$d/res/cmd.rc" 2>/dev/null || echo 125)
 	if [ "$boot_rc" -eq 124 ]; then
 		echo "vmtest: timeout after $opt_timeout s" >&2
@@ -237,7 +239,7 @@ echo "# vmtest: kernel $kernel ($XNET_KVER), accel $accel, awk $vm_awk, XNET_SRC
 for why in "${left_why[@]}"; do
 	echo "# vmtest: left out (Documentation/testing.md, What runs where):${left_out[$why]}: $why"
 done
-num=0 passed=0 failed=0 skipped=0 baseline=0 nboot=0 early=0
+num=0 passed=0 failed=0 skipped=0 baseline=0 nboot=0 early=0 boot_note_fd=1
 for key in "${grp_order[@]}"; do
 	nboot=$((nboot + 1))
 	IFS=$US read -r cpus mem append extra icount <<<"$key"

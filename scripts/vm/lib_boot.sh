@@ -106,10 +106,12 @@ boot_retry() {
 	boot "$@"
 	if [ ! -f "$1/res/runner-start" ] && [ "$boot_rc" -ne 124 ] &&
 		crash=$(grep -a -m 1 -E 'Oops|BUG:|Kernel panic' "$1/console.log"); then
+		# On stdout, a KTAP diagnostic; in cmd mode stdout is the command's.
 		echo "# vmtest: boot $nboot: the kernel crashed before the test runner started," \
-			"booted again: ${crash%$'\r'} (console: $1/console.early-crash.log)"
+			"booted again: ${crash%$'\r'} (console: $1/console.early-crash.log)" >&"$boot_note_fd"
 		early=$((early + 1))
 		mv "$1/console.log" "$1/console.early-crash.log"
+		[ ! -f "$1/res/cmd.out" ] || : >"$1/res/cmd.out"
 		boot "$@"
 	fi
 }

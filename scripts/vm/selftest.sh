@@ -6,7 +6,7 @@
 # and check that each failure is reported the way it should be: a failed
 # test, a skip, a console WARNING, new taint, a hang (boot timeout), a test
 # not run after it, a kernel panic, a kernel that dies before the runner
-# starts (booted again once), a baseline. With --debug: one deliberate bug
+# starts (booted again once, in --shell-cmd mode too), a baseline. With --debug: one deliberate bug
 # per checker of the debug kernel (tests/faults), each caught by its report.
 #
 # Usage: scripts/vm/selftest.sh [--debug] [--kernel PATH]
@@ -189,6 +189,23 @@ selftest() {
 			{ echo "# selftest: ${faults[i]}: its block lacks /${reports[i]}/"; bad=1; }
 	done
 	[ "$rc" -ne 0 ] || { echo "# selftest: vmtest exited 0"; bad=1; }
+	# --shell-cmd (the benches' boots): a kernel that dies before the
+	# runner starts is booted again once there too, said on stderr (stdout
+	# is the command's), and the command's failure to run is the exit.
+	if [ $opt_debug -eq 0 ]; then
+		local cout crc=0
+		cout=$("$vmtest" --timeout 60 --mem 640 --append rdinit=/xnet-selftest-none \
+			${opt_kernel:+--kernel "$opt_kernel"} --shell-cmd 'echo ran' 2>&1) || crc=$?
+		while IFS= read -r want; do echo "# | $want"; done <<<"$cout"
+		for want in '^# vmtest: boot 1: the kernel crashed before the test runner started, booted again: .*Kernel panic' \
+			'^vmtest: guest stopped before the command finished'; do
+			grep -Eq "$want" <<<"$cout" || { echo "# selftest: shell-cmd: missing /$want/"; bad=1; }
+		done
+		! grep -q '^ran$' <<<"$cout" || { echo "# selftest: shell-cmd: the command ran"; bad=1; }
+		[ "$crc" -ne 0 ] || { echo "# selftest: shell-cmd: vmtest exited 0"; bad=1; }
+		want=$(sed -n 's/^vmtest: logs in //p' <<<"$cout")
+		case $want in */xnet-vmtest.*) [ $bad -ne 0 ] || rm -rf "$want" ;; esac
+	fi
 	# The inner run failed on purpose and kept its logs: drop them.
 	want=$(sed -n 's/^vmtest: logs in //p' <<<"$out")
 	case $want in
