@@ -11,6 +11,8 @@
 #                   each boot's vmtest options and status, the kernel
 #                   releases the guests booted, the bench's status
 #     boots/LABEL.out   a boot's whole output (vmtest stdout)
+#     boots/LABEL.qemu  its QEMU command line(s), shell-quoted (two lines:
+#                   the kernel died before the command, booted again)
 #     raw/LABEL/NAME    the raw files a guest sent back (tests/bench/
 #                   lib_bench.sh, bench_raw): guest.txt (kernel, cmdline,
 #                   CPU model), fio and iperf3 JSON, counter snapshots
@@ -27,7 +29,8 @@
 # bench_raw_host NAME FILE              copy a host-side raw file
 # bench_run_end STATUS                  load after, kernels, status; checks
 #                                       that every boot sent raw files
-#                                       back; returns non-zero if STATUS
+#                                       back and left its QEMU command
+#                                       line; returns non-zero if STATUS
 #                                       is or a check fails
 # (An EXIT trap writes the status and load after of a bench that exits
 # before bench_run_end.)
@@ -66,8 +69,8 @@ bench_run_start() {
 		bench_meta "env.$v" "${!v}"
 	done
 	# vmtest picks KVM or TCG itself (cached per kernel and QEMU; KVM
-	# only with a usable /dev/kvm) and prints no QEMU command line for a
-	# --shell-cmd boot: what it decided, as far as the host can tell.
+	# only with a usable /dev/kvm): what the host can tell beforehand.
+	# What it decided is in each boot's QEMU command line (boots/*.qemu).
 	v=no
 	[ -r /dev/kvm ] && [ -w /dev/kvm ] && v=yes
 	bench_meta dev_kvm_rw "$v"
@@ -104,7 +107,8 @@ bench_vmtest() {
 	bench_meta "boot.$label.vmtest" "$(printf '%q ' "$@")"
 	bench_meta "boot.$label.env" "XNET_VM_ICOUNT=${XNET_VM_ICOUNT:-} XNET_VM_ACCEL=${XNET_VM_ACCEL:-} XNET_VM_CPU=${XNET_VM_CPU:-}"
 	bench_meta "boot.$label.start" "$(date -u '+%H:%M:%S') load $(cut -d' ' -f1-3 /proc/loadavg)"
-	"$root/scripts/vmtest.sh" "$@" | tee "$f" | grep --line-buffered -v -E '^@raw(-begin|-end)? '
+	XNET_VM_QEMU_CMDLINE=$BENCH_RUN/boots/$label.qemu \
+		"$root/scripts/vmtest.sh" "$@" | tee "$f" | grep --line-buffered -v -E '^@raw(-begin|-end)? '
 	st=("${PIPESTATUS[@]}")
 	rc=${st[0]}
 	bench_meta "boot.$label.status" "$rc"
@@ -132,6 +136,10 @@ bench_run_end() {
 		k=$(basename "$d" .out)
 		if [ ! -s "$BENCH_RUN/raw/$k/guest.txt" ]; then
 			echo "bench: boot '$k' sent no raw files back ($BENCH_RUN/raw/$k)" >&2
+			[ "$status" -ne 0 ] || status=1
+		fi
+		if [ ! -s "$BENCH_RUN/boots/$k.qemu" ]; then
+			echo "bench: boot '$k' left no QEMU command line ($BENCH_RUN/boots/$k.qemu)" >&2
 			[ "$status" -ne 0 ] || status=1
 		fi
 	done

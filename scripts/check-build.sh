@@ -332,6 +332,7 @@ for m in off on; do
 	done
 done
 echo "### a table the guest printed"
+[ -z "\${XNET_VM_QEMU_CMDLINE:-}" ] || echo "qemu-system-x86_64 -standin" >>"\$XNET_VM_QEMU_CMDLINE"
 STANDIN
 chmod +x "$brun/root/scripts/vmtest.sh"
 cat >"$brun/run.sh" <<'RUN'
@@ -348,6 +349,7 @@ done
 if [ -d "$brun/mawk.run" ] && [ -d "$brun/gawk.run" ] &&
 	diff -r "$brun/mawk.run/raw" "$brun/gawk.run/raw" >>"$brun/log" 2>&1 &&
 	[ "$(find "$brun/mawk.run/raw/wall" -type f | wc -l)" = 5 ] &&
+	grep -qx 'qemu-system-x86_64 -standin' "$brun/mawk.run/boots/wall.qemu" &&
 	! grep -q '^@raw' "$brun/mawk.out" && grep -q '^### a table the guest printed' "$brun/mawk.out" &&
 	python3 "$root/scripts/bench-tables.py" "$brun/mawk.run" >"$brun/tables.md" 2>>"$brun/log" &&
 	grep -q "^Run \`xps-.*-quick\`, commit \`" "$brun/tables.md" &&
@@ -355,10 +357,10 @@ if [ -d "$brun/mawk.run" ] && [ -d "$brun/gawk.run" ] &&
 	echo '{"start": {}, "end": {}, "error": "unable to connect to server"}' >"$brun/mawk.run/raw/wall/iperf-tcp-on-2.json" &&
 	! python3 "$root/scripts/bench-tables.py" "$brun/mawk.run" >/dev/null 2>"$brun/fail.log" &&
 	grep -q 'a failed measurement: .*iperf-tcp-on-2.json: iperf3 error: unable to connect' "$brun/fail.log"; then
-	result OK "bench run directory: raw files back under mawk and gawk, tables with row ids, a failed iperf3 fails"
+	result OK "bench run directory: raw files and QEMU command line back under mawk and gawk, tables with row ids, a failed iperf3 fails"
 else
 	cat "$brun/tables.md" "$brun/fail.log" >>"$brun/log" 2>/dev/null
-	result FAIL "bench run directory: raw files back under mawk and gawk, tables with row ids, a failed iperf3 fails" "$brun/log"
+	result FAIL "bench run directory: raw files and QEMU command line back under mawk and gawk, tables with row ids, a failed iperf3 fails" "$brun/log"
 fi
 
 # xnet-prometheus on a made-up /sys (a device name with a quote and a

@@ -48,15 +48,22 @@ boot() {
 	cmdline+="${debug_append:+ $debug_append}${append:+ $append}"
 	echo "$repo/tests/vm/run.sh" >"$dir/res/runner"
 	: >"$dir/console.log"
+	local -a qcmd=("$qemu" -nodefaults -no-user-config -display none -no-reboot
+		-machine q35 "${aargs[@]}" -smp "$cpus" -m "$mem"
+		-kernel "$kimage" -initrd "$initrd"
+		-append "$cmdline"
+		-chardev "file,id=con,path=$dir/console.log" -serial chardev:con
+		-virtfs local,path=/,mount_tag=xroot,security_model=none,readonly=on,multidevs=remap
+		-virtfs "local,path=$dir/res,mount_tag=xres,security_model=none,multidevs=remap"
+		"${xargs[@]}")
+	# The exact command line, in the boot's log dir and, for a caller
+	# that records it (the benches' run directories), in
+	# $XNET_VM_QEMU_CMDLINE: one line per boot, shell-quoted.
+	printf '%q ' "${qcmd[@]}" >"$dir/qemu.cmdline"
+	echo >>"$dir/qemu.cmdline"
+	[ -z "${XNET_VM_QEMU_CMDLINE:-}" ] || cat "$dir/qemu.cmdline" >>"$XNET_VM_QEMU_CMDLINE"
 	t0=$EPOCHREALTIME boot_t0=$EPOCHREALTIME
-	"${nsexec[@]}" timeout -k 5 "$tmo" "$qemu" -nodefaults -no-user-config -display none -no-reboot \
-		-machine q35 "${aargs[@]}" -smp "$cpus" -m "$mem" \
-		-kernel "$kimage" -initrd "$initrd" \
-		-append "$cmdline" \
-		-chardev "file,id=con,path=$dir/console.log" -serial chardev:con \
-		-virtfs local,path=/,mount_tag=xroot,security_model=none,readonly=on,multidevs=remap \
-		-virtfs "local,path=$dir/res,mount_tag=xres,security_model=none,multidevs=remap" \
-		"${xargs[@]}" </dev/null >"$dir/qemu.out" 2>&1 &
+	"${nsexec[@]}" timeout -k 5 "$tmo" "${qcmd[@]}" </dev/null >"$dir/qemu.out" 2>&1 &
 	qpid=$!
 	if [ "$opt_verbose" -eq 1 ]; then
 		tail -n +1 -f --pid="$qpid" "$dir/console.log" >&2 &
