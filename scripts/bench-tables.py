@@ -18,7 +18,9 @@
 # Generated so far: bench-nvme's fio matrices (raw/<boot>/seed-*.json) and
 # its shaped-link and mqprio tables (raw/<boot>/fio-{shaped,mq}-*.json with
 # link-*.txt),
-# bench-xps's TCP through the forwarding path (raw/<boot>/iperf-tcp-*.json),
+# bench-xps's reordering (raw/<boot>/reorder-*.txt), pktgen packet rates
+# (raw/<boot>/pktgen-*.txt) and TCP through the forwarding path
+# (raw/<boot>/iperf-tcp-*.json),
 # bench-pp's iperf3 throughput (raw/<boot>/iperf-*.json), bench-scale's
 # KUnit table (raw/host/kunit-run*.log). The other tables of those benches
 # are still printed by the guest (or, for bench-scale's, made by its script).
@@ -206,10 +208,104 @@ def iperf_result(path):
 XPS_TCP = re.compile(r"^iperf-tcp-(off|on)-([0-9]+)\.json$")
 
 
+XPS_REORDER = re.compile(r"^reorder-(off|on)\.txt$")
+XPS_PKTGEN = re.compile(r"^pktgen-([a-z_]+)-(off|on|none|other)-([0-9]+)\.txt$")
+
+
+def kv_file(path):
+    d = {}
+    for line in open(path, encoding="utf-8"):
+        k, _, v = line.strip().partition(" ")
+        if k:
+            d[k] = v.strip()
+    return d
+
+
+def pktgen_pps(path):
+    """The packet rate of one pktgen run (/proc/net/pktgen/DEV after it)."""
+    txt = open(path, encoding="utf-8").read()
+    if "Result: OK:" not in txt:
+        raise NoMeasurement("%s: pktgen did not end with Result: OK" % path)
+    mm = re.search(r"([0-9]+)pps", txt)
+    if not mm or not int(mm.group(1)):
+        raise NoMeasurement("%s: pktgen gave no packet rate" % path)
+    return int(mm.group(1))
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
+
+
+def xps_reorder(m, bdir, boot):
+    names = [p for p in sorted(os.listdir(bdir)) if XPS_REORDER.match(p)]
+    if not names:
+        return []
+    res = {}
+    for p in names:
+        w = kv_file(os.path.join(bdir, p))
+        try:
+            res[XPS_REORDER.match(p).group(1)] = (int(w["test"]), int(w["reordered"]))
+        except (KeyError, ValueError):
+            raise NoMeasurement("raw/%s/%s: no test or reordered count" % (boot, p))
+    if set(res) != {"off", "on"}:
+        raise NoMeasurement("raw/%s: reordering of one mode only (%s)" % (boot, " ".join(res)))
+    out = heading(m, "xps_flow: reordering on the BQL test NIC, from the test NIC's wire counters (boot %s)" % boot, boot)
+    out += ["4 flows, 10 bursts of 8 packets per flow, the sender moving between CPU 0 (tx-0, completing 50 ms late) "
+            "and CPU 1 every burst (raw/%s/reorder-MODE.txt: tn0's wire file after the run)." % boot, "",
+            "| id | steering | packets on the wire | reordered | reordered % |", "|---|---|---:|---:|---:|"]
+    for mode in ("off", "on"):
+        n, r = res[mode]
+        if not n:
+            raise NoMeasurement("raw/%s/reorder-%s.txt: no test packet on the wire" % (boot, mode))
+        out.append("| xps-reorder-%s | %s | %d | %d | %s |" % (mode, mode, n, r, f1(100.0 * r / n)))
+    out.append("")
+    return out
+
+
+def xps_pktgen(m, bdir, boot):
+    runs = {}
+    for p in sorted(os.listdir(bdir)):
+        mm = XPS_PKTGEN.match(p)
+        if mm:
+            runs.setdefault((mm.group(1), mm.group(2)), {})[int(mm.group(3))] = pktgen_pps(os.path.join(bdir, p))
+    if not runs:
+        return []
+    out = heading(m, "xps_flow: datapath cost, pktgen packet rates from the raw pktgen results (boot %s)" % boot, boot)
+    out += ["Rounds of A, B, B, A (raw/%s/pktgen-QDISC-MODE-N.txt: /proc/net/pktgen/tn0 after run N): per mode the "
+            "median and the best run; per round the ratio of B's two runs to A's two (neighbouring runs), and the "
+            "median of those. off/on: tn0's table; none/other: no table anywhere vs a table on another device "
+            "only." % boot, "",
+            "| id | qdisc | mode | median packets/s | best packets/s | runs |", "|---|---|---|---:|---:|---|"]
+    for qd, a, b in (("pfifo_fast", "off", "on"), ("fq_codel", "off", "on"), ("pfifo_fast", "none", "other")):
+        ra, rb = runs.get((qd, a)), runs.get((qd, b))
+        if ra is None and rb is None:
+            continue
+        if ra is None or rb is None or sorted(ra) != sorted(rb) or sorted(ra) != list(range(1, len(ra) + 1)) \
+                or len(ra) % 2:
+            raise NoMeasurement("raw/%s: pktgen runs of %s %s and %s do not pair up (%s vs %s)"
+                                % (boot, qd, a, b, sorted(ra or []), sorted(rb or [])))
+        va = [ra[i] for i in sorted(ra)]
+        vb = [rb[i] for i in sorted(rb)]
+        rounds = ["%.3f" % ((vb[i] + vb[i + 1]) / float(va[i] + va[i + 1])) for i in range(0, len(va), 2)]
+        for mode, v in ((a, va), (b, vb)):
+            out.append("| xps-pps-%s-%s | %s | %s | %d | %d | %s |"
+                       % (qd, mode, qd, mode, int(median(v)), max(v), " ".join(str(x) for x in v)))
+        out.append("| xps-pps-%s-%s-%s | %s | %s/%s | %s | %s | per round: %s; **median %.3f** |"
+                   % (qd, b, a, qd, b, a, "%.3f" % (int(median(vb)) / float(int(median(va)))),
+                      "%.3f" % (max(vb) / float(max(va))),
+                      " ".join(rounds), median([float(x) for x in rounds])))
+    out.append("")
+    return out
+
+
 def xps_tables(m, run):
     out = []
     for bdir in sorted(glob.glob(os.path.join(run, "raw", "*"))):
         boot = os.path.basename(bdir)
+        out += xps_reorder(m, bdir, boot)
+        out += xps_pktgen(m, bdir, boot)
         res = {}
         for p in sorted(os.listdir(bdir)):
             mm = XPS_TCP.match(p)

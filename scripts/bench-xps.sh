@@ -114,8 +114,8 @@ want=()
 for t in "${want[@]}"; do
 	grep -qF "$t" "$out/$name.md" || { echo "bench-xps: no table \"$t\"" >&2; missing=1; }
 done
-# The tables generated from the raw files (so far: TCP through the
-# forwarding path), ahead of the guest's.
+# The tables generated from the raw files (reordering, pktgen packet
+# rates, TCP through the forwarding path), ahead of the guest's.
 if [ "${BENCH_WALL:-1}" != 0 ]; then
 	if python3 "$root/scripts/bench-tables.py" "$BENCH_RUN" >"$BENCH_RUN/tables.md"; then
 		{

@@ -331,6 +331,16 @@ for m in off on; do
 			"\$((r + 1))" "\$r" | bench_raw "iperf-tcp-\$m-\$r.json"
 	done
 done
+printf 'test 320\nreordered %d\n' 160 | bench_raw reorder-off.txt
+printf 'test 320\nreordered %d\n' 0 | bench_raw reorder-on.txt
+for r in 1 2; do
+	for m in off on; do
+		v=1000
+		[ \$m = off ] || v=1100
+		printf 'Result: OK: 99(c9+d9) usec, 5 (64byte,0frags)\n  %dpps 1Mb/sec\n' \$((v + r)) |
+			bench_raw "pktgen-pfifo_fast-\$m-\$r.txt"
+	done
+done
 echo "### a table the guest printed"
 [ -z "\${XNET_VM_QEMU_CMDLINE:-}" ] || echo "qemu-system-x86_64 -standin" >>"\$XNET_VM_QEMU_CMDLINE"
 STANDIN
@@ -348,12 +358,14 @@ for a in mawk gawk; do
 done
 if [ -d "$brun/mawk.run" ] && [ -d "$brun/gawk.run" ] &&
 	diff -r "$brun/mawk.run/raw" "$brun/gawk.run/raw" >>"$brun/log" 2>&1 &&
-	[ "$(find "$brun/mawk.run/raw/wall" -type f | wc -l)" = 5 ] &&
+	[ "$(find "$brun/mawk.run/raw/wall" -type f | wc -l)" = 11 ] &&
 	grep -qx 'qemu-system-x86_64 -standin' "$brun/mawk.run/boots/wall.qemu" &&
 	! grep -q '^@raw' "$brun/mawk.out" && grep -q '^### a table the guest printed' "$brun/mawk.out" &&
 	python3 "$root/scripts/bench-tables.py" "$brun/mawk.run" >"$brun/tables.md" 2>>"$brun/log" &&
 	grep -q "^Run \`xps-.*-quick\`, commit \`" "$brun/tables.md" &&
 	grep -qxF '| xps-fwd-tcp-off | steering off | 2.5 | 1.5 |' "$brun/tables.md" &&
+	grep -qxF '| xps-reorder-off | off | 320 | 160 | 50.0 |' "$brun/tables.md" &&
+	grep -qxF '| xps-pps-pfifo_fast-on-off | pfifo_fast | on/off | 1.100 | 1.100 | per round: 1.100; **median 1.100** |' "$brun/tables.md" &&
 	echo '{"start": {}, "end": {}, "error": "unable to connect to server"}' >"$brun/mawk.run/raw/wall/iperf-tcp-on-2.json" &&
 	! python3 "$root/scripts/bench-tables.py" "$brun/mawk.run" >/dev/null 2>"$brun/fail.log" &&
 	grep -q 'a failed measurement: .*iperf-tcp-on-2.json: iperf3 error: unable to connect' "$brun/fail.log"; then

@@ -28,8 +28,12 @@
 #
 # Usage: scripts/vmtest.sh [options] [TEST-GLOB...]
 #   --cpus N          vCPUs (default 2)          --mem MB   RAM (default 1024)
-#   --timeout SEC     per boot (default 300, see  --kernel PATH  guest kernel
-#                     below)
+#   --timeout SEC     per boot, a test has none  --kernel PATH  guest kernel
+#                     of its own (see below)
+#   --test-timeout SEC  without --timeout: each test's own timeout, from
+#                     its begin, unless its header's is larger (default
+#                     300); the boot's timeout is then only a backstop
+#                     (scripts/vm/lib_boot.sh, boot_watch)
 #   --append "ARGS"   extra kernel arguments     --keep     keep the log dir
 #   --shell-cmd "CMD" boot, run CMD in the guest (cwd $XNET_SRC), print its
 #                     output, exit with its status (a kernel that dies
@@ -108,7 +112,7 @@ qemu="qemu-system-x86_64"
 
 opt_cpus=2 opt_mem=1024 opt_timeout=300 opt_timeout_set=0 opt_kernel='' opt_append='' opt_qemu='' opt_keep=0
 opt_cmd='' opt_mode=tests opt_verbose=0 opt_icount=0 opt_debug=0 opt_rt=0
-opt_series='' opt_suite=0
+opt_series='' opt_suite=0 opt_test_timeout=
 globs=()
 
 PROG=vmtest DIE_STATUS=2
@@ -124,6 +128,7 @@ while [ $# -gt 0 ]; do
 	--cpus) opt_cpus=${2:?}; shift ;;
 	--mem) opt_mem=${2:?}; shift ;;
 	--timeout) opt_timeout=${2:?}; opt_timeout_set=1; shift ;;
+	--test-timeout) opt_test_timeout=${2:?}; shift ;;
 	--kernel) opt_kernel=${2:?}; shift ;;
 	--append) opt_append=${2?}; shift ;;
 	--keep) opt_keep=1 ;;
@@ -143,7 +148,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-for v in "$opt_cpus" "$opt_mem" "$opt_timeout"; do
+for v in "$opt_cpus" "$opt_mem" "$opt_timeout" ${opt_test_timeout:+"$opt_test_timeout"}; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || die "not a positive number: $v"
 done
 
@@ -247,7 +252,11 @@ for key in "${grp_order[@]}"; do
 	d=$run/boot$nboot
 	mkdir -p "$d/res"
 	write_cfg "$d/res/cfg" "$extra" "${gt[@]}"
-	boot_retry "$d" "$cpus" "$mem" "${append}${opt_append:+ $opt_append}" "$extra" "${grp_timeout[$key]}" "$icount"
+	tt=()
+	if [ "$opt_timeout_set" -eq 0 ]; then
+		for t in "${gt[@]}"; do tt+=("${t_timeout[$t]}"); done
+	fi
+	boot_retry "$d" "$cpus" "$mem" "${append}${opt_append:+ $opt_append}" "$extra" "${grp_timeout[$key]}" "$icount" "${tt[@]}"
 	report_boot "$key"
 done
 [ $failed -eq 0 ] || failed_any=1

@@ -29,10 +29,61 @@ pick_awk() {
 	command -v "$vm_awk" >/dev/null || die "$vm_awk not installed (scripts/setup.sh installs it)"
 }
 
-# boot DIR CPUS MEM APPEND QEMU-EXTRA TIMEOUT [ICOUNT]: run one guest; DIR/res
-# holds cfg already. Sets boot_rc (124: timeout), boot_t0 and boot_wall.
+# boot_watch DIR QPID TIMEOUT...: end the guest (QPID: the timeout
+# wrapping QEMU) when a phase of its run overruns: the boot until the
+# runner starts (watch_boot_s), each test from its begin (the runner's
+# DIR/res/I.begin) until its end (I.done) within its TIMEOUT (one per
+# test, in order) plus the runner's checks after it (watch_scan_s: the
+# kmemleak scan on the debug kernel), the gap
+# before the next test (watch_gap_s), the power-off (watch_tail_s). The
+# reason goes to DIR/watch.timeout. Polls once a second.
+boot_watch() {
+	local dir=$1 qpid=$2 i=1 state=boot deadline what
+	shift 2
+	local -a tmo=("$@")
+	deadline=$((SECONDS + watch_boot_s))
+	while kill -0 "$qpid" 2>/dev/null; do
+		# On through every phase that ended since the last poll.
+		while :; do
+			case $state in
+			boot)
+				[ -f "$dir/res/runner-start" ] || break
+				state=gap deadline=$((SECONDS + watch_gap_s))
+				;;
+			gap)
+				[ -f "$dir/res/$i.begin" ] || break
+				state=test deadline=$((SECONDS + tmo[i - 1] + watch_scan_s))
+				;;
+			test)
+				[ -f "$dir/res/$i.done" ] || break
+				i=$((i + 1)) state=gap deadline=$((SECONDS + watch_gap_s))
+				[ $i -le ${#tmo[@]} ] || state=tail deadline=$((SECONDS + watch_tail_s))
+				;;
+			tail) break ;;
+			esac
+		done
+		if [ $SECONDS -gt $deadline ]; then
+			case $state in
+			boot) what="the boot: the test runner did not start within ${watch_boot_s} s" ;;
+			gap) what="test $i did not begin within ${watch_gap_s} s of the one before" ;;
+			test) what="$(cut -d' ' -f1 "$dir/res/$i.begin") ran longer than its timeout, ${tmo[i - 1]} s (+ ${watch_scan_s} s for the runner's checks after it)" ;;
+			tail) what="the power-off took longer than ${watch_tail_s} s after the last test" ;;
+			esac
+			echo "$what" >"$dir/watch.timeout"
+			kill -TERM "$qpid" 2>/dev/null
+			return 0
+		fi
+		sleep 1
+	done
+}
+
+# boot DIR CPUS MEM APPEND QEMU-EXTRA TIMEOUT [ICOUNT [TEST-TIMEOUT...]]: run
+# one guest; DIR/res holds cfg already. With TEST-TIMEOUTs (one per test of
+# the boot): boot_watch ends the guest when a test overruns its own.
+# Sets boot_rc (124: timeout, TIMEOUT's or boot_watch's), boot_t0 and
+# boot_wall.
 boot() {
-	local dir=$1 cpus=$2 mem=$3 append=$4 extra=$5 tmo=$6 t0 tailpid=
+	local dir=$1 cpus=$2 mem=$3 append=$4 extra=$5 tmo=$6 t0 tailpid= watchpid=
 	local -a xargs aargs=("${accel_args[@]}")
 	case ${7:-0} in
 	1) aargs=("${icount_args[@]}") ;;
@@ -65,6 +116,11 @@ boot() {
 	t0=$EPOCHREALTIME boot_t0=$EPOCHREALTIME
 	"${nsexec[@]}" timeout -k 5 "$tmo" "${qcmd[@]}" </dev/null >"$dir/qemu.out" 2>&1 &
 	qpid=$!
+	rm -f "$dir/watch.timeout"
+	if [ $# -gt 7 ]; then
+		boot_watch "$dir" "$qpid" "${@:8}" &
+		watchpid=$!
+	fi
 	if [ "$opt_verbose" -eq 1 ]; then
 		tail -n +1 -f --pid="$qpid" "$dir/console.log" >&2 &
 		tailpid=$!
@@ -76,6 +132,11 @@ boot() {
 	boot_rc=0
 	wait "$qpid" || boot_rc=$?
 	qpid=
+	if [ -n "$watchpid" ]; then
+		kill "$watchpid" 2>/dev/null || true
+		wait "$watchpid" 2>/dev/null || true
+		[ ! -f "$dir/watch.timeout" ] || boot_rc=124
+	fi
 	hostnet_teardown
 	# shellcheck disable=SC2086
 	[ -z "$tailpid" ] || wait $tailpid 2>/dev/null || true
@@ -107,18 +168,25 @@ write_cfg() {
 # before the test runner started ran none of our code (the tests load the
 # modules). QEMU's multi-threaded TCG can let a vCPU run a stale
 # translation of kernel text the other vCPU patches at boot (a jump label:
-# "Oops: int3"): booted again once, said so, and counted in early.
+# "Oops: int3"): booted again once, said so, and counted in early. So is
+# one that hung there past boot_watch's budget (a soft lockup in early
+# boot with both vCPUs starved by a loaded host).
 boot_retry() {
-	local crash
+	local crash how=crashed
 	boot "$@"
-	if [ ! -f "$1/res/runner-start" ] && [ "$boot_rc" -ne 124 ] &&
-		crash=$(grep -a -m 1 -E 'Oops|BUG:|Kernel panic' "$1/console.log"); then
-		# On stdout, a KTAP diagnostic; in cmd mode stdout is the command's.
-		echo "# vmtest: boot $nboot: the kernel crashed before the test runner started," \
-			"booted again: ${crash%$'\r'} (console: $1/console.early-crash.log)" >&"$boot_note_fd"
-		early=$((early + 1))
-		mv "$1/console.log" "$1/console.early-crash.log"
-		[ ! -f "$1/res/cmd.out" ] || : >"$1/res/cmd.out"
-		boot "$@"
+	[ ! -f "$1/res/runner-start" ] || return 0
+	if [ "$boot_rc" -ne 124 ]; then
+		crash=$(grep -a -m 1 -E 'Oops|BUG:|Kernel panic' "$1/console.log") || return 0
+	elif [ -f "$1/watch.timeout" ]; then
+		how=hung crash=$(<"$1/watch.timeout")
+	else
+		return 0
 	fi
+	# On stdout, a KTAP diagnostic; in cmd mode stdout is the command's.
+	echo "# vmtest: boot $nboot: the kernel $how before the test runner started," \
+		"booted again: ${crash%$'\r'} (console: $1/console.early-crash.log)" >&"$boot_note_fd"
+	early=$((early + 1))
+	mv "$1/console.log" "$1/console.early-crash.log"
+	[ ! -f "$1/res/cmd.out" ] || : >"$1/res/cmd.out"
+	boot "$@"
 }

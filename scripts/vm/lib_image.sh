@@ -48,6 +48,7 @@ pick_kernel() {
 		debug_append="xnet_moddir=$XNET_VM_MODDIR xnet_kmemleak=1"
 		slow=${XNET_VM_DEBUG_SLOW:-3}
 		opt_timeout=$((opt_timeout * slow))
+		[ -z "$opt_test_timeout" ] || opt_test_timeout=$((opt_test_timeout * slow))
 	fi
 
 	if [ -n "$opt_kernel" ]; then

@@ -7,9 +7,10 @@
 #   plan_boots          reads each test's header, applies the rule of
 #                       "What runs where" (--suite), groups the tests
 #                       that share a boot: sets kept, grp_order,
-#                       grp_tests, grp_timeout, t_taint_ok, t_baseline,
+#                       grp_tests, grp_timeout, t_timeout, t_taint_ok, t_baseline,
 #                       left_why, left_out
-# Uses vmtest's opt_* settings, testdir, XNET_KVER, slow and US.
+# Uses vmtest's opt_* settings, testdir, XNET_KVER, slow and US; sets the
+# watch_* budgets of lib_boot.sh's boot_watch.
 #
 # Test header (optional, any line): "# vmtest: cpus=2 mem=1024 append="..."
 #   qemu="-device ..." timeout=SEC livepatch=1 icount=1 tcg=single". Tests
@@ -71,7 +72,7 @@ pick_tests() {
 # Boot needs from "# vmtest: k=v ..." header lines.
 parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_icount n_baseline
 	local line rest k v
-	n_cpus=$opt_cpus n_mem=$opt_mem n_append='' n_qemu='' n_timeout=$opt_timeout n_baseline=0
+	n_cpus=$opt_cpus n_mem=$opt_mem n_append='' n_qemu='' n_timeout=${opt_test_timeout:-$opt_timeout} n_baseline=0
 	n_nodebug='' n_stock61='' n_rt='' n_series=''
 	n_icount=$opt_icount
 	[ "$n_icount" = 1 ] || n_icount=0
@@ -120,7 +121,7 @@ parse_needs() { # file -> n_cpus n_mem n_append n_qemu n_taint_ok n_timeout n_ic
 
 plan_boots() {
 	local t why key n suite=all
-	declare -gA grp_tests=() grp_timeout=() t_taint_ok=() t_baseline=() left_out=()
+	declare -gA grp_tests=() grp_timeout=() t_timeout=() t_taint_ok=() t_baseline=() left_out=()
 	grp_order=() left_why=() kept=()
 	# What runs where (--suite; Documentation/testing.md): a test runs on
 	# 6.12 and on the debug kernel; nodebug= moves it from the debug
@@ -161,16 +162,29 @@ plan_boots() {
 		grp_tests[$key]+="$t"$'\n'
 		[ "$n_timeout" -gt "${grp_timeout[$key]}" ] && grp_timeout[$key]=$n_timeout
 		t_taint_ok[$t]=$n_taint_ok
+		t_timeout[$t]=$n_timeout
 		t_baseline[$t]=$n_baseline
 	done
-	# A boot's timeout is its tests' largest, plus 20 s (x the debug kernel's
-	# slowness) for each test after the first: 16 tests that take 450 s alone
-	# must not time out when another guest shares the host's two CPUs. An
-	# explicit --timeout is the boot's timeout as it is.
+	# Without --timeout, each test has its own timeout (its header's), from
+	# the moment it begins (lib_boot.sh, boot_watch): however long the
+	# tests before it took on a loaded host, no test has less. The boot's
+	# timeout is then only a backstop: the sum of what boot_watch allows.
+	# An explicit --timeout is the boot's timeout as it is, and no test
+	# has one of its own.
+	# The budgets (seconds, x the debug kernel's slowness): QEMU start to
+	# the runner's start; one test's end to the next one's begin; what the
+	# runner does after a test (on the debug kernel, a kmemleak scan); the
+	# last test's end to power-off.
+	watch_boot_s=$((150 * ${slow:-1})) watch_gap_s=$((60 * ${slow:-1}))
+	watch_scan_s=10 watch_tail_s=$((90 * ${slow:-1}))
+	[ "$opt_debug" -eq 0 ] || watch_scan_s=$((60 * slow))
 	if [ "$opt_timeout_set" -eq 0 ]; then
 		for key in "${grp_order[@]}"; do
-			n=$(printf '%s' "${grp_tests[$key]}" | grep -c .)
-			grp_timeout[$key]=$((grp_timeout[$key] + 20 * ${slow:-1} * (n - 1)))
+			n=$((watch_boot_s + watch_tail_s))
+			while IFS= read -r t; do
+				[ -z "$t" ] || n=$((n + watch_gap_s + t_timeout[$t] + watch_scan_s))
+			done <<<"${grp_tests[$key]}"
+			grp_timeout[$key]=$n
 		done
 	fi
 

@@ -58,7 +58,10 @@ report_boot() {
 				why+=("not run: $stopped")
 			elif [ -f "$d/res/$i.begin" ]; then
 				block=$(sed 's/^/    # /' "$d/res/$i.log" 2>/dev/null)
-				if [ "$boot_rc" -eq 124 ]; then
+				if [ -f "$d/watch.timeout" ]; then
+					stopped="guest ended: $name overran"
+					why+=("timeout: $(cat "$d/watch.timeout")")
+				elif [ "$boot_rc" -eq 124 ]; then
 					stopped="guest timed out in $name"
 					why+=("timeout after ${grp_timeout[$key]} s (per boot) in $name")
 				else
@@ -68,7 +71,11 @@ report_boot() {
 			else
 				stopped="guest failed before the first test (qemu exit $boot_rc)"
 				why+=("not run: $stopped")
-				[ "$boot_rc" -eq 124 ] && why+=("timeout after ${grp_timeout[$key]} s")
+				if [ -f "$d/watch.timeout" ]; then
+					why+=("timeout: $(cat "$d/watch.timeout")")
+				elif [ "$boot_rc" -eq 124 ]; then
+					why+=("timeout after ${grp_timeout[$key]} s")
+				fi
 				while IFS= read -r line; do why+=("qemu: $line"); done <"$d/qemu.out"
 				tail -n 5 "$d/console.log" >"$d/console.tail"
 				while IFS= read -r line; do why+=("console: ${line%$'\r'}"); done <"$d/console.tail"

@@ -6,7 +6,8 @@
 # and check that each failure is reported the way it should be: a failed
 # test, a skip, a console WARNING, new taint, a hang (boot timeout), a test
 # not run after it, a kernel panic, a kernel that dies before the runner
-# starts (booted again once, in --shell-cmd mode too), a baseline. With --debug: one deliberate bug
+# starts (booted again once, in --shell-cmd mode too), a baseline, a test
+# that overruns its own timeout (--test-timeout). With --debug: one deliberate bug
 # per checker of the debug kernel (tests/faults), each caught by its report.
 #
 # Usage: scripts/vm/selftest.sh [--debug] [--kernel PATH]
@@ -203,6 +204,23 @@ selftest() {
 		done
 		! grep -q '^ran$' <<<"$cout" || { echo "# selftest: shell-cmd: the command ran"; bad=1; }
 		[ "$crc" -ne 0 ] || { echo "# selftest: shell-cmd: vmtest exited 0"; bad=1; }
+		want=$(sed -n 's/^vmtest: logs in //p' <<<"$cout")
+		case $want in */xnet-vmtest.*) [ $bad -ne 0 ] || rm -rf "$want" ;; esac
+		# Without --timeout each test has its own, from its begin
+		# (boot_watch): a test that overruns it ends the boot, named.
+		local w=$d/watch
+		mkdir -p "$w"
+		printf '# vmtest: cpus=1\nsleep 600\n' >"$w/01-overrun.sh"
+		printf '# vmtest: cpus=1\ntrue\n' >"$w/02-next.sh"
+		crc=0
+		cout=$(XNET_VM_TESTDIR=$w "$vmtest" --test-timeout 15 ${opt_kernel:+--kernel "$opt_kernel"} 2>&1) || crc=$?
+		while IFS= read -r want; do echo "# | $want"; done <<<"$cout"
+		for want in '^not ok 1 01-overrun$' \
+			'# vmtest: timeout: 01-overrun ran longer than its timeout, 15 s' \
+			'^not ok 2 02-next$' '# vmtest: not run: guest ended: 01-overrun overran'; do
+			grep -Eq "$want" <<<"$cout" || { echo "# selftest: test timeout: missing /$want/"; bad=1; }
+		done
+		[ "$crc" -ne 0 ] || { echo "# selftest: test timeout: vmtest exited 0"; bad=1; }
 		want=$(sed -n 's/^vmtest: logs in //p' <<<"$cout")
 		case $want in */xnet-vmtest.*) [ $bad -ne 0 ] || rm -rf "$want" ;; esac
 	fi

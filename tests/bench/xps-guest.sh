@@ -51,6 +51,7 @@ reorder() {
 	send tn0 --cpus 0,1 --bursts 10 --burst 8 --flows 4
 	wait_until 20 wire_test_is tn0 "$SENT" || fail "wire saw ${W[test]} of $SENT"
 	RE[$1]="${W[test]} ${W[reordered]}"
+	bench_raw "reorder-$1.txt" "$D/tn0/wire"
 }
 wput $D/tn0/tx-0/delay_us 50000
 steer 0
@@ -257,7 +258,11 @@ pktgen_run() {	# QDISC MODE
 	while read -r l; do
 		[[ $l =~ ([0-9]+)pps ]] && pps=${BASH_REMATCH[1]}
 	done <$PG/tn0
+	[ "$pps" -gt 0 ] || fail "pktgen $1 $2: no rate in $PG/tn0"
 	PPS[$1/$2]+="$pps "
+	# Run N of this qdisc and mode (the rounds go off, on, on, off).
+	set -- "$1" "$2" "$(wc -w <<<"${PPS[$1/$2]}")"
+	bench_raw "pktgen-$1-$2-$3.txt" "$PG/tn0"
 	log "pktgen $1 $2: $pps pps ($PG_N packets, $PG_EL us, d $PG_D us)"
 }
 # fq_codel_note: whether fq_codel's enqueue ever ran in its block (stats of
