@@ -87,6 +87,9 @@ def ratio(a, b):
 
 print("### xps_flow: forwarded TCP, the sender moving (issue 27, point 5)")
 print()
+print("Run `%s`, commit `%s`; generated from the raw TSV (raw/host/xps-tcp-raw.tsv of the run directory); "
+      "each row's id names its cell." % (meta.get("run_id", "?"), meta.get("commit", "?")[:12]))
+print()
 PATHS = {
     "napi-thread": "the veth's receive runs in a threaded NAPI (GRO on vr0, TSO off on vs0 so that every segment "
                    "takes the NAPI ring): one kernel thread forwards the flow in order, as a VM's vhost thread does; "
@@ -125,21 +128,22 @@ for rack in ("off", "on"):
         continue
     print("#### RACK %s (tcp_recovery=%d)" % (rack, 1 if rack == "on" else 0))
     print()
-    print("| queues | move every | mode | goodput Mbit/s median (min-max) | x stock | retransmits | SACK reorder | DSACK | "
+    print("| id | queues | move every | mode | goodput Mbit/s median (min-max) | x stock | retransmits | SACK reorder | DSACK | "
           "reordered in tn0 median (max) | before tn0 | by seq | held | moves | expired | collisions | runs |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for c in cs:
         base = cell.get(c + ("stock",), [])
         for m in MODES:
             rs = cell.get(c + (m,), [])
+            rid = "xtcp-rack%s-%s-%dms-%s" % (c[0], c[1], c[2], m)
             if not rs:
-                print("| %s | %d ms | %s | no run | | | | | | | | | | | | 0 |" % (c[1], c[2], m))
+                print("| %s | %s | %d ms | %s | no run | | | | | | | | | | | | 0 |" % (rid, c[1], c[2], m))
                 continue
             g = vals(rs, "goodput_mbps")
             dsack = [int(r["dsack_recv"]) + int(r["dsack_ofo_recv"]) for r in rs]
             x = "" if m == "stock" else fmt(ratio(med(base, "goodput_mbps"), med(rs, "goodput_mbps")), 3)
-            print("| %s | %d ms | %s | %s (%s-%s) | %s | %s | %s | %s | %s (%s) | %s | %s | %d | %d | %d | %d | %d |"
-                  % (c[1], c[2], m, fmt(statistics.median(g), 1), fmt(min(g), 1), fmt(max(g), 1), x,
+            print("| %s | %s | %d ms | %s | %s (%s-%s) | %s | %s | %s | %s | %s (%s) | %s | %s | %d | %d | %d | %d | %d |"
+                  % (rid, c[1], c[2], m, fmt(statistics.median(g), 1), fmt(min(g), 1), fmt(max(g), 1), x,
                      fmt(med(rs, "retrans_segs")), fmt(med(rs, "sack_reorder")), fmt(statistics.median(dsack)),
                      fmt(med(rs, "nic_reordered")), fmt(max(vals(rs, "nic_reordered"))),
                      fmt(med(rs, "pre_reordered")), fmt(med(rs, "wire_reordered_seq")),
@@ -154,14 +158,14 @@ print("1. reordering in tn0 (by IP ID, from tn0's egress hook to the wire) 0 in 
       "Per steering mode: runs with any segment reordered / runs; goodput x stock; the goals it meets (1 2 3) or misses (!1 ...); "
       "- where a goal does not apply.")
 print()
-print("| RACK | queues | move every | stock: reordered in tn0, median (runs > 0) | steer: runs reordering in tn0 | x stock | goals | steer-d4: runs reordering in tn0 | x stock | goals |")
-print("|---|---|---|---:|---:|---:|---|---:|---:|---|")
+print("| id | RACK | queues | move every | stock: reordered in tn0, median (runs > 0) | steer: runs reordering in tn0 | x stock | goals | steer-d4: runs reordering in tn0 | x stock | goals |")
+print("|---|---|---|---|---:|---:|---:|---|---:|---:|---|")
 summary = collections.Counter()
 for c in cells:
     base = cell.get(c + ("stock",), [])
     sre = med(base, "nic_reordered") if base else float("nan")
     reorders = base and sre > 0
-    line = "| %s | %s | %d ms | %s (%d/%d) |" % (c[0], c[1], c[2], fmt(sre),
+    line = "| xtcp-goals-rack%s-%s-%dms | %s | %s | %d ms | %s (%d/%d) |" % (c[0], c[1], c[2], c[0], c[1], c[2], fmt(sre),
                                                  sum(1 for r in base if int(r["nic_reordered"]) > 0), len(base))
     for m in ("steer", "steer-d4"):
         rs = cell.get(c + (m,), [])
@@ -277,6 +281,7 @@ raw=$out/xps-tcp-raw.tsv
 {
 	echo "# bench: make bench-xps-tcp (scripts/bench-xps-tcp.sh)"
 	echo "# command: $cmdline"
+	echo "# run_id: $BENCH_RUN_ID"
 	echo "# commit: $commit${dirty:+ dirty: $dirty}"
 	echo "# started: $started"
 	echo "# host: $(nproc) cores, load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -303,6 +308,6 @@ if [ "$rc" -ne 0 ] || [ "$nfail" -ne 0 ]; then
 	awk -F'\t' '!/^#/ && $9 != "ok" && $1 != "run" {print "bench-xps-tcp:   run " $1 " " $4 "/" $5 "ms/rack-" $3 " " $6 " round " $7 ": " $9}' "$raw" >&2
 	exit 1
 fi
-# Its tables come from the raw TSV (tables above), without row ids yet.
+# Its tables come from the raw TSV (tables above), with row ids.
 cp "$out/xps-tcp.md" "$BENCH_RUN/xps-tcp.md"
 bench_run_end 0
