@@ -271,16 +271,17 @@ constexpr Result named_items(const char *s, usize b, usize e,
  * are refused. A name is what dev_valid_name() accepts, or "*" when
  * @spec.flags has XNET_NAMED_STAR (refused without). A name without a
  * value gets @spec.def; a value is a uint (decimal, leading zeros allowed)
- * in [@spec.min, @spec.max]. A name may appear once. Refused, the first
- * bad item (left to right) named whole by pos and len:
- *   Empty      an empty item (",,", a ',' first or last: len 0), "name:"
+ * in [@spec.min, @spec.max]. A name may appear once. Refused: input
+ * longer than kMaxInput (TooLong, the excess named, whitespace counted),
+ * else the first bad item (left to right), named whole by pos (in the
+ * untrimmed input) and len, for the first of these reasons:
+ *   Empty      an empty item (",,", a ',' first or last: len 0)
  *   TooMany    an item past @cap
  *   BadName    a name dev_valid_name() refuses (":5" too), or "*"
- *   Sign, Invalid, Trailing, Overflow, Range: its value, as parse_uint()
+ *   Empty, Sign, Invalid, Trailing, Overflow, Range: its value, as
+ *              parse_uint() judges it ("name:" is Empty, "a:1:2" Trailing)
  *   Duplicate  a name given before (the second is named)
- *   TooLong    input longer than kMaxInput (the excess is named)
- * in that order within an item. On error nothing is written to @out or
- * *count.
+ * On error nothing is written to @out or *count.
  */
 constexpr Result parse_named_list(const char *s, usize n, const NamedSpec &spec,
 				  Named *out, usize cap, usize *count)
