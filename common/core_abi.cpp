@@ -39,3 +39,17 @@ extern "C" int xnet_parse_u32_list(const char *s, unsigned long n, char sep,
 		*count = static_cast<unsigned int>(items);
 	return xnet::abi::report(r, res);
 }
+
+extern "C" int xnet_parse_named_list(const char *s, unsigned long n,
+				     const struct xnet_named_spec *spec,
+				     struct xnet_named *out, unsigned int cap,
+				     unsigned int *count,
+				     struct xnet_parse_res *res)
+{
+	xnet::usize items = 0;
+	auto r = xnet::parse::parse_named_list(s, n, *spec, out, cap, &items);
+
+	if (r.ok())
+		*count = static_cast<unsigned int>(items);
+	return xnet::abi::report(r, res);
+}

@@ -26,6 +26,7 @@
 #include <linux/sysfs.h>
 
 #include <xnet/abi.h>
+#include "../common/named_param.h"
 #include "decide.h"
 #include "key.h"
 #include "xps_flow.h"
@@ -120,94 +121,31 @@ MODULE_PARM_DESC(hold_drains,
 #define XFL_NAMED_ENTRIES_DEFAULT	4096	/* 32 KiB */
 #define XFL_ALL				"*"
 
-struct xfl_named {
-	char name[IFNAMSIZ];
-	u32 entries;
-};
-
-static struct xfl_named xfl_named[XFL_NAMED_MAX];
-static unsigned int xfl_nnamed;
+static struct xnet_named xfl_named[XFL_NAMED_MAX];
 static char xfl_devices_str[XFL_NAMED_MAX * (IFNAMSIZ + 8)];
 
-/* 0, or the item refused in @bad and why in @why. */
-static int xfl_parse_devices(char *buf, struct xfl_named *out,
-			     unsigned int *n, const char **bad,
-			     const char **why)
-{
-	char *s = strim(buf), *item;
-	unsigned int i;
-
-	*n = 0;
-	if (!*s)
-		return 0;		/* the empty list */
-	while ((item = strsep(&s, ",")) != NULL) {
-		char *colon = strchr(item, ':');
-		u32 entries = XFL_NAMED_ENTRIES_DEFAULT;
-
-		*bad = item;
-		if (colon) {
-			struct xnet_parse_res res;
-
-			if (xnet_parse_u32(colon + 1, strlen(colon + 1), 1,
-					   XNET_XPS_MAX_ENTRIES, &entries,
-					   &res) != XNET_OK) {
-				*why = xnet_err_str(res.err);
-				return -EINVAL;
-			}
-			*colon = '\0';
-		}
-		*why = "not a device name";
-		if (!dev_valid_name(item))
-			return -EINVAL;
-		*why = "named twice";
-		for (i = 0; i < *n; i++)
-			if (!strcmp(out[i].name, item))
-				return -EINVAL;
-		*why = "too many names";
-		if (*n == XFL_NAMED_MAX)
-			return -EINVAL;
-		strscpy(out[*n].name, item, IFNAMSIZ);
-		out[*n].entries = entries;
-		(*n)++;
-	}
-	return 0;
-}
-
-static int xfl_devices_set(const char *val, const struct kernel_param *kp)
-{
-	struct xfl_named named[XFL_NAMED_MAX];
-	char buf[sizeof(xfl_devices_str)];
-	const char *bad = val, *why = "input too long";
-	unsigned int n;
-
-	if (strscpy(buf, val, sizeof(buf)) < 0 ||
-	    xfl_parse_devices(buf, named, &n, &bad, &why)) {
-		pr_err("devices: '%.*s' refused: '%.*s' %s; expected name[:entries],... (name or *, at most %u names; entries 1..%u, default %u)\n",
-		       (int)min_t(size_t, strcspn(val, "\n"), 64), val,
-		       (int)min_t(size_t, strcspn(bad, "\n"), 64), bad, why,
-		       XFL_NAMED_MAX, XNET_XPS_MAX_ENTRIES,
-		       XFL_NAMED_ENTRIES_DEFAULT);
-		return -EINVAL;
-	}
-	memcpy(xfl_named, named, sizeof(named));
-	xfl_nnamed = n;
-	strscpy(xfl_devices_str, val, sizeof(xfl_devices_str));
-	strim(xfl_devices_str);
-	return 0;
-}
-
-static int xfl_devices_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", xfl_devices_str);
-}
+/* name[:entries],... or "*", each name once (common/named_param.h). */
+static struct xnet_named_param xfl_devices = {
+	.unit = "entries",
+	.spec = {
+		.def = XFL_NAMED_ENTRIES_DEFAULT,
+		.min = 1,
+		.max = XNET_XPS_MAX_ENTRIES,
+		.flags = XNET_NAMED_STAR,
+	},
+	.named = xfl_named,
+	.cap = XFL_NAMED_MAX,
+	.str = xfl_devices_str,
+	.str_size = sizeof(xfl_devices_str),
+};
 
 static const struct kernel_param_ops xfl_devices_ops = {
-	.set = xfl_devices_set,
-	.get = xfl_devices_get,
+	.set = xnet_named_param_set,
+	.get = xnet_named_param_get,
 };
-module_param_cb(devices, &xfl_devices_ops, NULL, 0444);
+module_param_cb(devices, &xfl_devices_ops, &xfl_devices, 0444);
 MODULE_PARM_DESC(devices,
-		 "Devices of the initial netns given a flow table when they appear or are renamed so: name[:entries],... (name or * for every multi-queue device; entries 1..1048576, rounded up to a power of 2, default 4096). Load time only.");
+		 "Devices of the initial netns given a flow table when they appear or are renamed so: name[:entries],... (name or * for every multi-queue device, each once, at most 16; entries 1..1048576, rounded up to a power of 2, default 4096). Load time only.");
 
 /*
  * The entries devices= gives a device named @name (its own item, else
@@ -215,19 +153,12 @@ MODULE_PARM_DESC(devices,
  */
 static u32 xfl_named_entries(const char *name, bool *named)
 {
-	u32 all = 0;
-	unsigned int i;
+	const struct xnet_named *d = xnet_named_find(&xfl_devices, name);
 
-	*named = false;
-	for (i = 0; i < xfl_nnamed; i++) {
-		if (!strcmp(xfl_named[i].name, name)) {
-			*named = true;
-			return xfl_named[i].entries;
-		}
-		if (!strcmp(xfl_named[i].name, XFL_ALL))
-			all = xfl_named[i].entries;
-	}
-	return all;
+	*named = !!d;
+	if (!d)
+		d = xnet_named_find(&xfl_devices, XFL_ALL);
+	return d ? d->value : 0;
 }
 
 static u32 xfl_table_cnt_get(struct xnet_ndev *nd)
@@ -276,7 +207,7 @@ static void xfl_named_refused(struct net_device *dev)
 {
 	bool named;
 
-	if (!xfl_nnamed || !net_eq(dev_net(dev), &init_net))
+	if (!xfl_devices.count || !net_eq(dev_net(dev), &init_net))
 		return;
 	xfl_named_entries(netdev_name(dev), &named);
 	if (named && net_ratelimit())
@@ -298,7 +229,7 @@ static int xfl_named_table(struct xfl_dev *xd)
 	u32 entries;
 	int err;
 
-	if (!xfl_nnamed || rtnl_dereference(xd->table) ||
+	if (!xfl_devices.count || rtnl_dereference(xd->table) ||
 	    !net_eq(dev_net(dev), &init_net))
 		return 0;
 	entries = xfl_named_entries(netdev_name(dev), &named);

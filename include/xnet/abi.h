@@ -42,6 +42,37 @@ int xnet_parse_u32_list(const char *s, unsigned long n, char sep,
 			unsigned int cap, unsigned int *count,
 			struct xnet_parse_res *res);
 
+/*
+ * A list of net device names, each with a value: name[:N],... (the
+ * grammar: parse_named_list() in include/xnet/parse.hpp). The name is
+ * NUL-terminated and NUL-padded; XNET_IFNAMSIZ is the kernel's IFNAMSIZ.
+ */
+#define XNET_IFNAMSIZ		16
+
+struct xnet_named {
+	char name[XNET_IFNAMSIZ];
+	unsigned int value;
+};
+
+#define XNET_NAMED_STAR		0x1	/* "*" is a name (every device) */
+
+/* What a list accepts: a name without ":N" gets @def; N in [@min, @max]. */
+struct xnet_named_spec {
+	unsigned int def;
+	unsigned int min;
+	unsigned int max;
+	unsigned int flags;	/* XNET_NAMED_* */
+};
+
+/*
+ * At most @cap items into @out, *count of them; on error nothing is
+ * written and @res names the whole offending item.
+ */
+int xnet_parse_named_list(const char *s, unsigned long n,
+			  const struct xnet_named_spec *spec,
+			  struct xnet_named *out, unsigned int cap,
+			  unsigned int *count, struct xnet_parse_res *res);
+
 #ifdef __cplusplus
 }
 #endif

@@ -522,3 +522,321 @@ TEST(Err, Texts)
 	for (int e = static_cast<int>(Err::Last) + 1; e <= 1000; e++)
 		EXPECT_STREQ(err_str(static_cast<Err>(e)), "unknown error") << e;
 }
+
+// Named lists: name[:uint],... (parse::parse_named_list).
+namespace {
+
+constexpr parse::NamedSpec kPages = { 256, 1, 65536, 0 };
+constexpr parse::NamedSpec kAll = { 4096, 1, 1048576, XNET_NAMED_STAR };
+constexpr char kFill = '\x5a';	// the output's bytes before a call
+
+struct NamedCase {
+	std::string in;
+	Err err;
+	std::vector<std::pair<std::string, u32>> items;	// on success
+	usize pos, len;					// on error
+	usize cap;
+	const parse::NamedSpec *spec;
+};
+
+NamedCase nok(std::string in, std::vector<std::pair<std::string, u32>> items,
+	      usize cap = 4, const parse::NamedSpec *spec = &kPages)
+{
+	return { std::move(in), Err::Ok, std::move(items), 0, 0, cap, spec };
+}
+
+NamedCase nbad(std::string in, Err err, usize pos, usize len, usize cap = 4,
+	       const parse::NamedSpec *spec = &kPages)
+{
+	return { std::move(in), err, {}, pos, len, cap, spec };
+}
+
+bool untouched(const void *p, usize n)
+{
+	const char *c = static_cast<const char *>(p);
+
+	for (usize i = 0; i < n; i++)
+		if (c[i] != kFill)
+			return false;
+	return true;
+}
+
+// Parses @c into an output one slot larger than its cap, and checks the
+// verdict, the items, and that nothing is written on error or past the
+// items on success.
+void check_named(const NamedCase &c)
+{
+	parse::Named out[parse::kMaxItems + 1];
+	usize count = kUntouched;
+
+	SCOPED_TRACE(testing::Message() << '"' << c.in << "\" cap " << c.cap
+					<< (c.spec->flags & XNET_NAMED_STAR ? " star" : ""));
+	std::memset(out, kFill, sizeof(out));
+	Result r = parse::parse_named_list(c.in.data(), c.in.size(), *c.spec, out,
+					   c.cap, &count);
+	EXPECT_EQ(r.err, c.err) << err_str(r.err);
+	usize first = 0;
+	if (c.err == Err::Ok) {
+		EXPECT_EQ(r.pos, 0u);
+		EXPECT_EQ(r.len, 0u);
+		ASSERT_EQ(count, c.items.size());
+		for (usize i = 0; i < count; i++) {
+			EXPECT_EQ(std::string(out[i].name), c.items[i].first) << "item " << i;
+			EXPECT_EQ(out[i].value, c.items[i].second) << "item " << i;
+			// NUL-terminated and NUL-padded.
+			for (usize k = c.items[i].first.size(); k < parse::kIfNameSize; k++)
+				EXPECT_EQ(out[i].name[k], '\0') << "item " << i << " byte " << k;
+		}
+		first = count;
+	} else {
+		EXPECT_EQ(r.pos, c.pos);
+		EXPECT_EQ(r.len, c.len);
+		EXPECT_LE(r.pos + r.len, c.in.size());
+		EXPECT_EQ(count, kUntouched) << "count untouched on error";
+	}
+	for (usize i = first; i < parse::kMaxItems + 1; i++)
+		EXPECT_TRUE(untouched(&out[i], sizeof(out[i]))) << "slot " << i;
+}
+
+} // namespace
+
+TEST(ParseNamed, Cases)
+{
+	const std::string nul("a\0b", 3);
+	const NamedCase cases[] = {
+		// The empty list: nothing, or whitespace only.
+		nok("", {}),
+		nok("\n", {}),
+		nok(" \t\r\n\v\f", {}),
+		nok("\xa0", {}),
+		nok("", {}, 0),
+		nok("\n", {}, 0),
+		// The default value, an explicit one, the bounds.
+		nok("eth0", { { "eth0", 256 } }),
+		nok("eth0:1", { { "eth0", 1 } }),
+		nok("eth0:65536", { { "eth0", 65536 } }),
+		nok("eth0:0008", { { "eth0", 8 } }),
+		nok("eth0:256,eth1", { { "eth0", 256 }, { "eth1", 256 } }),
+		nok("a,b:2,c,d:4", { { "a", 256 }, { "b", 2 }, { "c", 256 }, { "d", 4 } }),
+		// Whitespace around the whole value, a trailing newline (or more).
+		nok("eth0\n", { { "eth0", 256 } }),
+		nok("eth0:7\n", { { "eth0", 7 } }),
+		nok("  eth0:7,eth1 \n", { { "eth0", 7 }, { "eth1", 256 } }),
+		nok("\teth0\r\n\n", { { "eth0", 256 } }),
+		nok("\xa0" "eth0\xa0", { { "eth0", 256 } }),
+		// Names: 1..15 bytes, anything dev_valid_name() takes.
+		nok("abcdefghijklmno", { { "abcdefghijklmno", 256 } }),
+		nok("abcdefghijklmno:9", { { "abcdefghijklmno", 9 } }),
+		nok("x", { { "x", 256 } }),
+		nok("...,.a,a.,a..", { { "...", 256 }, { ".a", 256 }, { "a.", 256 }, { "a..", 256 } }),
+		nok("e*,eth%d,a-b_c@d", { { "e*", 256 }, { "eth%d", 256 }, { "a-b_c@d", 256 } }),
+		nok("\x80\xff,\xc3\xa9t", { { "\x80\xff", 256 }, { "\xc3\xa9t", 256 } }),
+		// Case matters; a prefix is another name.
+		nok("e0,E0", { { "e0", 256 }, { "E0", 256 } }),
+		nok("eth0,eth00,eth", { { "eth0", 256 }, { "eth00", 256 }, { "eth", 256 } }),
+		// "*" where the spec allows it, alone or among names.
+		nok("*", { { "*", 4096 } }, 4, &kAll),
+		nok("*:256,e0:64", { { "*", 256 }, { "e0", 64 } }, 4, &kAll),
+		nok("e0,*:1048576", { { "e0", 4096 }, { "*", 1048576 } }, 4, &kAll),
+		nok("**,*x", { { "**", 4096 }, { "*x", 4096 } }, 4, &kAll),
+		// cap items fit.
+		nok("a", { { "a", 256 } }, 1),
+
+		// Empty items: len 0, at the item.
+		nbad(",", Err::Empty, 0, 0),
+		nbad("a,,b", Err::Empty, 2, 0),
+		nbad(",a", Err::Empty, 0, 0),
+		nbad("a,", Err::Empty, 2, 0),
+		nbad("a,\n", Err::Empty, 2, 0),
+		nbad("a, \n", Err::Empty, 2, 0),
+		nbad("  a,,b", Err::Empty, 4, 0),
+		nbad(",,", Err::Empty, 0, 0),
+		// Whitespace inside.
+		nbad("a b", Err::BadName, 0, 3),
+		nbad("a, b", Err::BadName, 2, 2),
+		nbad("a ,b", Err::BadName, 0, 2),
+		nbad(" a , b ", Err::BadName, 1, 2),
+		nbad("a\tb", Err::BadName, 0, 3),
+		nbad("a\nb", Err::BadName, 0, 3),
+		nbad("a\vb:3", Err::BadName, 0, 5),
+		nbad("a\xa0" "b", Err::BadName, 0, 3),
+		nbad("a :3", Err::BadName, 0, 4),
+		nbad("a: 3", Err::Invalid, 0, 4),
+		nbad("a:3 ,b", Err::Trailing, 0, 4),
+		nbad("a:3\n,b", Err::Trailing, 0, 4),
+		// Names dev_valid_name() refuses.
+		nbad("abcdefghijklmnop", Err::BadName, 0, 16),
+		nbad("abcdefghijklmnop:5", Err::BadName, 0, 18),
+		nbad("e0,abcdefghijklmnopqrstuvwxyz", Err::BadName, 3, 26),
+		nbad(".", Err::BadName, 0, 1),
+		nbad("..", Err::BadName, 0, 2),
+		nbad("..:4", Err::BadName, 0, 4),
+		nbad("e0,.", Err::BadName, 3, 1),
+		nbad("/", Err::BadName, 0, 1),
+		nbad("bad/name", Err::BadName, 0, 8),
+		nbad("a/:3", Err::BadName, 0, 4),
+		nbad(":5", Err::BadName, 0, 2),
+		nbad(":", Err::BadName, 0, 1),
+		nbad(nul, Err::BadName, 0, 3),
+		// "*" without the spec's flag; "*" with it is one name, too.
+		nbad("*", Err::BadName, 0, 1),
+		nbad("*:8", Err::BadName, 0, 3),
+		nbad("e0,*", Err::BadName, 3, 1),
+		nbad("*,*:8", Err::Duplicate, 2, 3, 4, &kAll),
+		nbad("*:0", Err::Range, 0, 3, 4, &kAll),
+		// Values.
+		nbad("a:", Err::Empty, 0, 2),
+		nbad("a:\n", Err::Empty, 0, 2),
+		nbad("a:,b", Err::Empty, 0, 2),
+		nbad("a:0", Err::Range, 0, 3),
+		nbad("a:00", Err::Range, 0, 4),
+		nbad("a:65537", Err::Range, 0, 7),
+		nbad("e0:5,a:65537", Err::Range, 5, 7),
+		nbad("a:4294967295", Err::Range, 0, 12),
+		nbad("a:4294967296", Err::Overflow, 0, 12),
+		nbad("a:99999999999999999999", Err::Overflow, 0, 22),
+		nbad("a:-1", Err::Sign, 0, 4),
+		nbad("a:+1", Err::Sign, 0, 4),
+		nbad("a:-0", Err::Sign, 0, 4),
+		nbad("a:x", Err::Invalid, 0, 3),
+		nbad("a:abc", Err::Invalid, 0, 5),
+		nbad("a:1x", Err::Trailing, 0, 4),
+		nbad("a:0x10", Err::Trailing, 0, 6),
+		nbad("a:1.5", Err::Trailing, 0, 5),
+		nbad("a:1:2", Err::Trailing, 0, 5),
+		nbad("a::1", Err::Invalid, 0, 4),
+		nbad("e0,x0:1:2,y", Err::Trailing, 3, 6),
+		// Duplicates: the second is named.
+		nbad("a,a", Err::Duplicate, 2, 1),
+		nbad("a:1,b,a:2", Err::Duplicate, 6, 3),
+		nbad("a,b,b\n", Err::Duplicate, 4, 1),
+		nbad("x0,x0", Err::Duplicate, 3, 2),
+		nbad("abcdefghijklmno,abcdefghijklmno:3", Err::Duplicate, 16, 17),
+		// Too many: the first item past cap.
+		nbad("a,b,c,d,e", Err::TooMany, 8, 1),
+		nbad("a,b,c,d,e:5,f", Err::TooMany, 8, 3),
+		nbad("a,b", Err::TooMany, 2, 1, 1),
+		nbad("a", Err::TooMany, 0, 1, 0),
+		nbad("a\n", Err::TooMany, 0, 1, 0),
+		// The first bad item is named; within an item: empty, too many,
+		// name, value, duplicate.
+		nbad("a/b,c:0", Err::BadName, 0, 3),
+		nbad("c:0,a/b", Err::Range, 0, 3),
+		nbad("a/b:0", Err::BadName, 0, 5),
+		nbad("a,a:0", Err::Range, 2, 3),
+		nbad("a,a/b,a", Err::BadName, 2, 3),
+		nbad("a,b,c,d,,", Err::Empty, 8, 0),
+		nbad("a,b,c,d,.", Err::TooMany, 8, 1),
+		nbad("a,b,c,d,a", Err::TooMany, 8, 1),
+	};
+
+	for (const auto &c : cases)
+		check_named(c);
+}
+
+// No scratch copy: the input is read in place, and the output is written
+// only once the whole list is known to be good.
+TEST(ParseNamed, NothingWrittenOnError)
+{
+	parse::Named out[4];
+	usize count = 3;
+
+	std::memset(out, kFill, sizeof(out));
+	const char *s = "a:1,b:2,c:3,c";
+	Result r = parse::parse_named_list(s, std::strlen(s), kPages, out, 4, &count);
+	EXPECT_EQ(r.err, Err::Duplicate);
+	EXPECT_EQ(count, 3u);
+	EXPECT_TRUE(untouched(out, sizeof(out)));
+
+	// A good list overwrites the whole name (no byte of an old one is left).
+	std::memcpy(out[0].name, "abcdefghijklmno", 16);
+	s = "ab:5";
+	ASSERT_TRUE(parse::parse_named_list(s, std::strlen(s), kPages, out, 4, &count).ok());
+	EXPECT_EQ(count, 1u);
+	EXPECT_STREQ(out[0].name, "ab");
+	for (usize k = 2; k < parse::kIfNameSize; k++)
+		EXPECT_EQ(out[0].name[k], '\0') << k;
+	EXPECT_EQ(out[0].value, 5u);
+	EXPECT_TRUE(untouched(&out[1], 3 * sizeof(out[1])));
+}
+
+TEST(ParseNamed, Limits)
+{
+	ASSERT_EQ(parse::kMaxItems, 64u);
+	std::string s;
+
+	// kMaxItems distinct names fit, even with a bigger cap...
+	for (usize i = 0; i < parse::kMaxItems; i++)
+		s += (i ? ",d" : "d") + std::to_string(i) + ":" + std::to_string(i + 1);
+	NamedCase all = nok(s, {}, parse::kMaxItems + 1);
+	for (usize i = 0; i < parse::kMaxItems; i++)
+		all.items.push_back({ "d" + std::to_string(i), static_cast<u32>(i + 1) });
+	check_named(all);
+	// ... one more does not: the cap is clamped to kMaxItems.
+	usize at = s.size() + 1;
+	s += ",d64";
+	check_named(nbad(s, Err::TooMany, at, 3, parse::kMaxItems + 1));
+
+	// Exactly kMaxInput bytes: fine (leading zeros, surrounding space).
+	std::string page = "eth0:" + std::string(parse::kMaxInput - 5 - 2, '0') + "9\n";
+	ASSERT_EQ(page.size(), parse::kMaxInput);
+	check_named(nok(page, { { "eth0", 9 } }));
+	std::string spaces = std::string(parse::kMaxInput - 4, ' ') + "eth0";
+	check_named(nok(spaces, { { "eth0", 256 } }));
+	// One byte more is refused, whitespace too: the excess is named.
+	check_named(nbad(page + "\n", Err::TooLong, parse::kMaxInput, 1));
+	check_named(nbad(spaces + " ", Err::TooLong, parse::kMaxInput, 1));
+	check_named(nbad(std::string(3 * parse::kMaxInput, ','), Err::TooLong,
+			 parse::kMaxInput, 2 * parse::kMaxInput));
+	check_named(nbad(std::string(parse::kMaxInput + 1, '\n'), Err::TooLong,
+			 parse::kMaxInput, 1));
+}
+
+// The same rule as the kernel's dev_valid_name() (6.1, 6.12) and isspace().
+TEST(ParseNamed, DevValidName)
+{
+	for (int c = 0; c < 256; c++) {
+		bool space = c == ' ' || (c >= 9 && c <= 13) || c == 0xa0;
+		char ch = static_cast<char>(c);
+
+		EXPECT_EQ(parse::is_space(ch), space) << c;
+		bool ok = c != '/' && c != ':' && c != 0 && !space && c != '.';
+		EXPECT_EQ(parse::dev_valid_name(&ch, 1), ok) << c;
+		char two[2] = { 'e', ch };
+		EXPECT_EQ(parse::dev_valid_name(two, 2), ok || c == '.') << c;
+	}
+	EXPECT_FALSE(parse::dev_valid_name("", 0));
+	EXPECT_TRUE(parse::dev_valid_name("abcdefghijklmno", 15));
+	EXPECT_FALSE(parse::dev_valid_name("abcdefghijklmnop", 16));
+	EXPECT_FALSE(parse::dev_valid_name("..", 2));
+	EXPECT_TRUE(parse::dev_valid_name("...", 3));
+	EXPECT_TRUE(parse::dev_valid_name("*", 1)) << "the kernel's rule; the list refuses it";
+	EXPECT_EQ(parse::kIfNameSize, 16u);
+}
+
+namespace {
+
+constexpr Err named_err(const char *s, usize n, usize cap)
+{
+	parse::Named out[2] = {};
+	usize count = 0;
+
+	return parse::parse_named_list(s, n, kAll, out, cap, &count).err;
+}
+
+constexpr u32 named_value(const char *s, usize n, usize i)
+{
+	parse::Named out[2] = {};
+	usize count = 0;
+
+	return parse::parse_named_list(s, n, kAll, out, 2, &count).ok() ? out[i].value : 0;
+}
+
+} // namespace
+
+// Usable at compile time (no hidden state, nothing the kernel would run at
+// load).
+static_assert(named_err("a,a", 3, 2) == Err::Duplicate, "duplicate");
+static_assert(named_err("a,b,c", 5, 2) == Err::TooMany, "too many");
+static_assert(named_value("*:8,e0", 6, 0) == 8, "value");
+static_assert(named_value("*:8,e0", 6, 1) == 4096, "default");

@@ -3,8 +3,9 @@
 # vmtest: cpus=2
 #
 # xps_flow's load-time parameter devices=name[:entries],... (name or *):
-#   bad:     lists that do not parse fail the load with EINVAL and one
-#            error line each, nothing loaded;
+#   bad:     lists that do not parse (a name twice among them) fail the
+#            load with EINVAL and one error line each, naming the item
+#            and why, nothing loaded;
 #   named:   loaded with e0:100,x0:1000,xr:64,s0,n0,tn0:512. e0 (4 TX
 #            queues, there before the load) has its table of 128 at once,
 #            o0 (not named) none, s0 (one TX queue) none and one warning,
@@ -49,11 +50,23 @@ expect_cnt() { # DEV N
 # ---- bad: the load fails with EINVAL, one error line, nothing loaded.
 # The kernel log is read once, after the loads (reading it costs seconds
 # on the debug kernel): from the marker on, one error line names each
-# list, and there are as many error lines as lists (none without a list).
+# list, the item refused in it and why (whys[i] for bads[i]), and there
+# are as many error lines as lists (none without a list).
 many=$(printf 'd%d,' {1..17})
 bads=('bad/name' 'x0:0' 'x0:1048577' 'x0:abc' 'x0:' 'x0:-1' 'x0:+1'
 	'x0:0x10' 'x0:1:2' 'a,,b' 'x0,x0' '*,*:8' "${many%,}"
-	'abcdefghijklmnop')
+	'abcdefghijklmnop' 'y0,x0:8,y1,x0' '..' 'x0:4294967296' 'x0,')
+whys=("'bad/name' not a device name" "'x0:0' out of range"
+	"'x0:1048577' out of range" "'x0:abc' invalid value"
+	"'x0:' empty value" "'x0:-1' sign not allowed"
+	"'x0:+1' sign not allowed" "'x0:0x10' trailing characters"
+	"'x0:1:2' trailing characters" "'' empty value" "'x0' duplicate key"
+	"'*:8' duplicate key" "'d17' too many items"
+	"'abcdefghijklmnop' not a device name" "'x0' duplicate key"
+	"'..' not a device name" "'x0:4294967296' number too large"
+	"'' empty value")
+[ ${#bads[@]} = ${#whys[@]} ] || fail "bads and whys differ in length"
+form="expected name[:entries],... (name or *, at most 16 names, each once,"
 mark="xnet-test-mark: 48 bad devices= lists"
 echo "<6>$mark" >/dev/kmsg
 for bad in "${bads[@]}"; do
@@ -64,20 +77,25 @@ for bad in "${bads[@]}"; do
 	! mod_loaded xps_flow || fail "xps_flow loaded with devices='$bad'"
 done
 dmesg_lines
-declare -A per=()
+declare -A per=() said=()
 n=0 on=0
 for l in "${DMESG_L[@]}"; do
 	[ $on = 1 ] || { [[ $l != *"$mark" ]] || on=1; continue; }
 	[[ $l == *"xps_flow: devices: '"* ]] || continue
 	n=$((n + 1))
-	for bad in "${bads[@]}"; do
-		[[ $l != *"xps_flow: devices: '$bad' refused"* ]] || per[$bad]=$((${per[$bad]:-0} + 1))
+	for i in "${!bads[@]}"; do
+		bad=${bads[i]}
+		[[ $l == *"xps_flow: devices: '$bad' refused"* ]] || continue
+		per[$bad]=$((${per[$bad]:-0} + 1))
+		[[ $l != *"refused: ${whys[i]}; $form"* ]] || said[$bad]=1
 	done
 	[[ $l != *"'x0:abc'"* ]] || ktap_diag "${l#*] }"
 done
 [ $on = 1 ] || fail "kernel log marker '$mark' not found"
-for bad in "${bads[@]}"; do
+for i in "${!bads[@]}"; do
+	bad=${bads[i]}
 	expect_eq "${per[$bad]:-0}" 1 "error lines for devices='$bad'"
+	expect_eq "${said[$bad]:-0}" 1 "error line for devices='$bad' saying: ${whys[i]}; $form"
 done
 expect_eq "$n" ${#bads[@]} "error lines for ${#bads[@]} refused lists"
 

@@ -6,8 +6,8 @@
 # pp_frag_stats on every device (hot-added too, removed on rmmod); bad
 # writes (garbage, sign, overflow, above the bound) fail with EINVAL, one
 # pr_err each, nothing changed; EPERM without CAP_NET_ADMIN; the `devices`
-# parameter: bad lists refuse the load, names get a pool when the device
-# appears; a pool on one device leaves sockets on another device alone.
+# parameter: bad lists (a name twice among them) refuse the load with one
+# line naming the item and why, names get a pool when the device appears; a pool on one device leaves sockets on another device alone.
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
@@ -23,17 +23,54 @@ trap cleanup EXIT
 
 KO=$(mod_path pp_frag/pp_frag)
 
-# Bad parameter lists: the load fails, with one line saying why.
-for bad in 'bad/name' 'lo:0' 'lo:65537' 'lo:x' 'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q'; do
-	dmesg_count "devices: '$bad' refused"
-	before=$DMESG_N
-	! /sbin/insmod "$KO" "devices=$bad" 2>/dev/null || fail "devices='$bad' was accepted"
-	! mod_loaded pp_frag || fail "pp_frag loaded with devices='$bad'"
-	dmesg_count "devices: '$bad' refused"
-	expect_eq "$DMESG_N" $((before + 1)) "pr_err lines for devices='$bad'"
+# Bad parameter lists: the load fails, with one line naming the list, the
+# item refused in it and why (whys[i] for bads[i]), and the expected form.
+# The kernel log is read once, after the loads, from a marker on. A list
+# longer than the read-back buffer (383 bytes) is refused as such.
+long=$(printf 'x%.0s' {1..400})
+bads=('bad/name' 'lo:0' 'lo:65537' 'lo:x' 'a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q'
+	'lo,lo:8' 'ppx0:32,ppa0,ppx0' '*' 'lo,' '..' "$long")
+whys=("'bad/name' not a device name" "'lo:0' out of range"
+	"'lo:65537' out of range" "'lo:x' invalid value" "'q' too many items"
+	"'lo:8' duplicate key" "'ppx0' duplicate key" "'*' not a device name"
+	"'' empty value" "'..' not a device name" "")
+form="; expected name[:pages],... (at most 16 names, each once,"
+mark="xnet-test-mark: 50 bad devices= lists"
+echo "<6>$mark" >/dev/kmsg
+for bad in "${bads[@]}"; do
+	! /sbin/insmod "$KO" "devices=$bad" 2>/dev/null || fail "devices='${bad:0:64}' was accepted"
+	! mod_loaded pp_frag || fail "pp_frag loaded with devices='${bad:0:64}'"
 done
+dmesg_lines
+declare -A per=() said=()
+n=0 on=0
+for l in "${DMESG_L[@]}"; do
+	[ $on = 1 ] || { [[ $l != *"$mark" ]] || on=1; continue; }
+	[[ $l == *"pp_frag: devices: '"* ]] || continue
+	n=$((n + 1))
+	for i in "${!bads[@]}"; do
+		bad=${bads[i]}
+		if [ "$bad" = "$long" ]; then
+			[[ $l == *"pp_frag: devices: '${long:0:64}...' refused"* ]] || continue
+			[[ $l != *"refused: input too long (400 bytes, at most 383)" ]] || said[$i]=1
+		else
+			[[ $l == *"pp_frag: devices: '$bad' refused"* ]] || continue
+			[[ $l != *"refused: ${whys[i]}$form"* ]] || said[$i]=1
+		fi
+		per[$i]=$((${per[$i]:-0} + 1))
+	done
+	[[ $l != *"'lo,lo:8'"* ]] || ktap_diag "${l#*] }"
+done
+[ $on = 1 ] || fail "kernel log marker '$mark' not found"
+for i in "${!bads[@]}"; do
+	expect_eq "${per[$i]:-0}" 1 "error lines for devices='${bads[i]:0:64}'"
+	expect_eq "${said[$i]:-0}" 1 "error line for devices='${bads[i]:0:64}' saying why"
+done
+expect_eq "$n" ${#bads[@]} "error lines for ${#bads[@]} refused lists"
 
 load_mod pp_frag/pp_frag devices=ppx0:32,ppa0,ppm0:8
+rd /sys/module/pp_frag/parameters/devices
+expect_eq "$R" "ppx0:32,ppa0,ppm0:8" "the parameter read back"
 F=/sys/class/net/lo/pp_frag_pool_pages
 { [ -f "$F" ] && [ -f /sys/class/net/lo/pp_frag_stats ]; } || fail "no pp_frag files on lo"
 pp_pages lo
