@@ -40,7 +40,7 @@ pick_awk() {
 boot_watch() {
 	local dir=$1 qpid=$2 i=1 state=boot deadline what
 	shift 2
-	local -a tmo=("$@")
+	local -a budget=("$@")
 	deadline=$((SECONDS + watch_boot_s))
 	while kill -0 "$qpid" 2>/dev/null; do
 		# On through every phase that ended since the last poll.
@@ -52,12 +52,12 @@ boot_watch() {
 				;;
 			gap)
 				[ -f "$dir/res/$i.begin" ] || break
-				state=test deadline=$((SECONDS + tmo[i - 1] + watch_scan_s))
+				state=test deadline=$((SECONDS + budget[i - 1] + watch_scan_s))
 				;;
 			test)
 				[ -f "$dir/res/$i.done" ] || break
 				i=$((i + 1)) state=gap deadline=$((SECONDS + watch_gap_s))
-				[ $i -le ${#tmo[@]} ] || state=tail deadline=$((SECONDS + watch_tail_s))
+				[ $i -le ${#budget[@]} ] || state=tail deadline=$((SECONDS + watch_tail_s))
 				;;
 			tail) break ;;
 			esac
@@ -66,7 +66,7 @@ boot_watch() {
 			case $state in
 			boot) what="the boot: the test runner did not start within ${watch_boot_s} s" ;;
 			gap) what="test $i did not begin within ${watch_gap_s} s of the one before" ;;
-			test) what="$(cut -d' ' -f1 "$dir/res/$i.begin") ran longer than its timeout, ${tmo[i - 1]} s (+ ${watch_scan_s} s for the runner's checks after it)" ;;
+			test) what="$(cut -d' ' -f1 "$dir/res/$i.begin") ran longer than its timeout, ${budget[i - 1]} s (+ ${watch_scan_s} s for the runner's checks after it)" ;;
 			tail) what="the power-off took longer than ${watch_tail_s} s after the last test" ;;
 			esac
 			echo "$what" >"$dir/watch.timeout"
@@ -83,7 +83,7 @@ boot_watch() {
 # Sets boot_rc (124: timeout, TIMEOUT's or boot_watch's), boot_t0 and
 # boot_wall.
 boot() {
-	local dir=$1 cpus=$2 mem=$3 append=$4 extra=$5 tmo=$6 t0 tailpid= watchpid=
+	local dir=$1 cpus=$2 mem=$3 append=$4 extra=$5 tmo=$6 t0 tailpid='' watchpid=''
 	local -a xargs aargs=("${accel_args[@]}")
 	case ${7:-0} in
 	1) aargs=("${icount_args[@]}") ;;
@@ -104,7 +104,7 @@ boot() {
 		-kernel "$kimage" -initrd "$initrd"
 		-append "$cmdline"
 		-chardev "file,id=con,path=$dir/console.log" -serial chardev:con
-		-virtfs local,path=/,mount_tag=xroot,security_model=none,readonly=on,multidevs=remap
+		-virtfs 'local,path=/,mount_tag=xroot,security_model=none,readonly=on,multidevs=remap'
 		-virtfs "local,path=$dir/res,mount_tag=xres,security_model=none,multidevs=remap"
 		"${xargs[@]}")
 	# The exact command line, in the boot's log dir and, for a caller
