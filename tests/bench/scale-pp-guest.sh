@@ -60,7 +60,12 @@ run() {
 	$IP netns exec ppa sh -c "echo $pages > /sys/class/net/ppa0/pp_frag_pool_pages" ||
 		fail "pool=$pages"
 	PORT=$((PORT + 1))
-	pp_in ppb $PY "$FAN" recv $PORT --count "$n" --bind 10.97.0.2 >"$ROUT" 2>&1 &
+	# Emptied here, not by the background job's redirection: the last
+	# run's "recv listening" must not be taken for this one's (a loaded
+	# host's make check: the sender connected before the new receiver
+	# listened, refused four times).
+	: >"$ROUT"
+	pp_in ppb $PY "$FAN" recv $PORT --count "$n" --bind 10.97.0.2 >>"$ROUT" 2>&1 &
 	local rpid=$!
 	wait_for_line "$ROUT" 'recv listening' || fail "receiver did not start: $(cat "$ROUT")"
 	alloc

@@ -49,7 +49,8 @@ refcnt() { read -r R </sys/module/pp_frag/refcnt; }
 # more: only the task's task_frag does, until the process exits), prints
 # "sent" to OUT, and closes once the file RELEASE exists. Its pid: HPID.
 holder() {
-	$PY - "$2" "$1" >"$3" 2>&1 <<'PYEOF' &
+	: >"$3" # here, not in the background job: see wait_for_line
+	$PY - "$2" "$1" >>"$3" 2>&1 <<'PYEOF' &
 import fcntl, os, socket, struct, sys, termios, time
 s = socket.create_connection(("10.99.0.2", int(sys.argv[2])))
 s.sendall(b"x" * 3000 * 100)
@@ -73,7 +74,8 @@ PYEOF
 opted_in_held() {
 	wput $POOLF 64 || fail "pool on tn0"
 	wput "$OPTIN" 1 || fail "opt-in tn0"
-	pp_in $NS $PY "$PPS" recv "$1" --bind 10.99.0.2 >"$XNET_TMP/recv$2" 2>&1 &
+	: >"$XNET_TMP/recv$2" # here, not in the background job: see wait_for_line
+	pp_in $NS $PY "$PPS" recv "$1" --bind 10.99.0.2 >>"$XNET_TMP/recv$2" 2>&1 &
 	RPID=$!
 	wait_for_line "$XNET_TMP/recv$2" listening || fail "receiver $1: $(<"$XNET_TMP/recv$2")"
 	holder "$1" "$XNET_TMP/release$2" "$XNET_TMP/hold$2"

@@ -43,7 +43,8 @@ pp_veth_setup
 load_mod pp_frag/pp_frag
 pool 256 || fail "pool on ppa0"
 for c in 0 1; do
-	pp_in ppb $PY "$PPS" recv $((9951 + c)) --bind 10.97.0.2 >"$XNET_TMP/recv.$c" 2>&1 &
+	: >"$XNET_TMP/recv.$c" # here, not in the background job: see wait_for_line
+	pp_in ppb $PY "$PPS" recv $((9951 + c)) --bind 10.97.0.2 >>"$XNET_TMP/recv.$c" 2>&1 &
 	rpid[c]=$!
 	wait_for_line "$XNET_TMP/recv.$c" listening || fail "receiver $c: $(<"$XNET_TMP/recv.$c")"
 done

@@ -71,8 +71,9 @@ pp_stream() {
 	local sns=$1 rns=$2 addr=$3 port=$4 writes=${6:-65536}
 	SOUT=$XNET_TMP/send.$port ROUT=$XNET_TMP/recv.$port SBYTES=$5
 	[ "${XNET_VM_CHECKERS:-0}" = 0 ] || SBYTES=$((SBYTES / 4))
+	: >"$ROUT" # here, not in the background job: see wait_for_line
 	# shellcheck disable=SC2086 # PP_RECV_OPTS: extra receiver options
-	pp_in "$rns" $PY "$PPS" recv "$port" --bind "$addr" ${PP_RECV_OPTS:-} >"$ROUT" 2>&1 &
+	pp_in "$rns" $PY "$PPS" recv "$port" --bind "$addr" ${PP_RECV_OPTS:-} >>"$ROUT" 2>&1 &
 	RPID=$!
 	wait_for_line "$ROUT" listening || fail "receiver on $addr:$port did not start: $(<"$ROUT")"
 	# shellcheck disable=SC2086 # PP_SEND_OPTS: extra sender options
@@ -200,6 +201,9 @@ pp_flush_defer() {
 # wait_for_line FILE WORD: up to 30 s (TCG, a busy host) for WORD in FILE;
 # 90 s on the debug kernel, where a Python receiver started beside other
 # processes under KASAN, with a second guest on the host, can take longer.
+# Empty FILE before starting the background job that writes it (": >FILE",
+# then ">>FILE"): the job's own redirection empties it only once the job
+# runs, and until then a line of the file's last writer would do.
 wait_for_line() {
 	local i l n=300
 	[ "${XNET_VM_CHECKERS:-0}" = 0 ] || n=900
@@ -337,7 +341,8 @@ pp_fill() {
 	wput /proc/sys/net/ipv4/tcp_mem "4194304 8388608 16777216" || fail "tcp_mem"
 	FOUT=$XNET_TMP/fill.$port LOUT=$XNET_TMP/listen.$port
 	# One process each (nsenter execs Python): $! is what pp_fill_end kills.
-	/usr/bin/nsenter --net=/run/netns/"$ns" $PY -c "$PP_LISTEN_PY" "$addr" "$port" >"$LOUT" 2>&1 &
+	: >"$LOUT" # here, not in the background job: see wait_for_line
+	/usr/bin/nsenter --net=/run/netns/"$ns" $PY -c "$PP_LISTEN_PY" "$addr" "$port" >>"$LOUT" 2>&1 &
 	LPID=$!
 	wait_for_line "$LOUT" listening || fail "listener on $addr:$port: $(<"$LOUT")"
 	$PY -c "$PP_FILL_PY" "$dev" "$addr" "$port" "$want" "$secs" >"$FOUT" 2>&1 &
