@@ -38,8 +38,9 @@ for s in $("$here/kernels.sh" list); do
 done
 # Tools used inside the guest (the guest runs the host's root filesystem).
 # dpdk-dev holds dpdk-testpmd (the dpdk package only the runtime libraries).
+# bpftrace: 07 runs the documents' bpftrace examples.
 PKGS_GUEST="iproute2 ethtool nvme-cli fio iperf3 procps util-linux linux-perf
-	dpdk-dev"
+	dpdk-dev bpftrace"
 
 # The package: make deb and its guest test.
 PKGS_DEB="dpkg-dev debhelper dh-dkms lintian dkms git"

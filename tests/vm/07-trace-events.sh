@@ -76,6 +76,42 @@ ev_cleanup() {
 	return $rc
 }
 
+# bt_start NAME DOC: the bpftrace example of Documentation/DOC (its first
+# ```sh block that runs bpftrace, as a reader would paste it), in the
+# background until bt_stop NAME; output in $XNET_TMP/bt.NAME. Not on the
+# debug kernel: bpftrace's LLVM compile under KASAN and TCG takes minutes,
+# and what it checks is the document, not the kernel.
+bt_start() {
+	local cmd out=$XNET_TMP/bt.$1
+	BTPID=
+	[ "${XNET_VM_CHECKERS:-0}" = 0 ] || return 0
+	command -v bpftrace >/dev/null || fail "bpftrace not installed (scripts/setup.sh installs it)"
+	cmd=$(awk '/^```sh$/ { on = 1; b = ""; next }
+		/^```$/ { if (on && b ~ /bpftrace/) { printf "%s", b; exit } on = 0; next }
+		on { b = b $0 "\n" }' "$XNET_SRC/Documentation/$2")
+	[ -n "$cmd" ] || fail "no bpftrace example in Documentation/$2"
+	: >"$out"
+	bash -c "exec $cmd" >>"$out" 2>&1 &
+	BTPID=$!
+	wait_until 120 bt_attached "$out" || fail "bpftrace ($2) did not attach in 120 s: $(<"$out")"
+	kill -0 "$BTPID" 2>/dev/null || fail "bpftrace ($2) exited: $(<"$out")"
+}
+
+# bt_attached OUT: bpftrace said it attached its probes, or it is gone.
+bt_attached() { grep -q '^Attaching [0-9]* probe' "$1" || ! kill -0 "$BTPID" 2>/dev/null; }
+
+# bt_stop NAME: SIGINT to the bpftrace of bt_start (it prints its maps and
+# exits); the sum of the counts of the map lines matching the regex $2 in
+# R (empty if bt_start did not run it).
+bt_stop() {
+	local out=$XNET_TMP/bt.$1
+	R=
+	[ -n "$BTPID" ] || return 0
+	kill -INT "$BTPID"
+	wait "$BTPID" || fail "bpftrace ($1) exited with $?: $(<"$out")"
+	R=$(awk -v re="$2" '$0 ~ re { n += $NF } END { print n + 0 }' "$out")
+}
+
 # ev_count EVENT: lines of EVENT in EVF, in R.
 ev_count() {
 	R=$(grep -c ": $1: " "$EVF" || true)
@@ -123,6 +159,7 @@ t_xps_flow() {
 	wput $D/tn0/reset 1 || fail reset
 	ev_start xps_flow xps_flow/xps_flow_hold xps_flow/xps_flow_move \
 		xps_flow/xps_flow_expire xps_flow/xps_flow_collision
+	bt_start xps_flow xps-flow.md
 	xstats
 	for k in "${!ST[@]}"; do st0[$k]=${ST[$k]}; done
 	send tn0 --ipv4 10.99.0.1,10.99.0.2 --flows 4 --burst 4 --bursts 8 \
@@ -131,6 +168,10 @@ t_xps_flow() {
 	wait_until 30 wire_test_is tn0 "$SENT" || fail "wire saw ${W[test]} of $SENT"
 	xstats
 	ev_stop xps_flow
+	bt_stop xps_flow '^@held\\[tn0, 0, 1\\]: [0-9]+$'
+	held_bt=$R
+	grep -q '^@expired_ms\[tn0\]:' "$XNET_TMP/bt.xps_flow" 2>/dev/null || [ -z "$held_bt" ] ||
+		fail "the bpftrace example printed no @expired_ms[tn0]: $(<"$XNET_TMP/bt.xps_flow")"
 	ev_use xps_flow
 	for k in held moves expired collisions; do ST[$k]=$((ST[$k] - ${st0[$k]:-0})); done
 	ktap_diag "xps_flow_stats: held +${ST[held]} moves +${ST[moves]} expired +${ST[expired]} collisions +${ST[collisions]}"
@@ -141,6 +182,10 @@ t_xps_flow() {
 	# Every verdict counted was traced, and only those.
 	ev_count xps_flow_hold
 	expect_eq "$R" "${ST[held]}" "xps_flow_hold events vs held"
+	if [ -n "$held_bt" ]; then
+		expect_eq "$held_bt" "${ST[held]}" "Documentation/xps-flow.md's bpftrace example: @held[tn0, 0, 1] vs held"
+		ktap_diag "bpftrace example of xps-flow.md: $(grep -c '^@' "$XNET_TMP/bt.xps_flow") maps, @held[tn0, 0, 1] $held_bt"
+	fi
 	ev_count xps_flow_move
 	expect_eq "$R" "${ST[moves]}" "xps_flow_move events vs moves"
 	ev_count xps_flow_expire
@@ -226,6 +271,7 @@ t_pp_frag() {
 	$IP netns exec ppa sh -c 'echo 4 > /sys/class/net/ppa0/pp_frag_pool_pages' ||
 		fail "pool on ppa0"
 	ev_start pp_frag pp_frag
+	bt_start pp_frag pp-frag.md
 	pp_stats ppa0 ppa
 	f0=${PS[fallback]} s0=${PS[shrunk]}
 	# The reader waits until its queue is full: far more than 4 pages in
@@ -238,6 +284,8 @@ t_pp_frag() {
 	wait_until 10 pp_all_idle || fail "${PS[in_flight]} pages still in flight after the stream"
 	wait_until 5 pp_shrunk "$s0" || fail "the shrinker gave nothing back"
 	ev_stop pp_frag
+	bt_stop pp_frag '^@\\[ppa0, 0, 4\\]: [0-9]+$'
+	fb_bt=$R
 	ev_use pp_frag
 	ktap_diag "pp_frag_stats: fallback +$((PS[fallback] - f0)) shrunk +$((PS[shrunk] - s0)), pages ${PS[pages]}"
 	ev_expect pp_frag_recycle_miss "dev=ppa0 ifindex=$ifx pages=[0-4] cap=4$" "recycle miss"
@@ -245,6 +293,10 @@ t_pp_frag() {
 	ev_expect pp_frag_shrink "dev=ppa0 ifindex=$ifx freed=[1-4] want=[0-9]+ pages=[0-3]$" "shrink"
 	ev_count pp_frag_fallback
 	expect_eq "$R" "$((PS[fallback] - f0))" "pp_frag_fallback events vs fallback"
+	if [ -n "$fb_bt" ]; then
+		expect_eq "$fb_bt" "$((PS[fallback] - f0))" "Documentation/pp-frag.md's bpftrace example: @[ppa0, 0, 4] vs fallback"
+		ktap_diag "bpftrace example of pp-frag.md: @[ppa0, 0, 4] $fb_bt"
+	fi
 	freed=$(awk '/: pp_frag_shrink: / { sub(/.*freed=/, ""); n += $1 } END { print n + 0 }' "$EVF")
 	expect_eq "$freed" "$((PS[shrunk] - s0))" "pages freed in pp_frag_shrink events vs shrunk"
 	$IP netns exec ppa sh -c 'echo 0 > /sys/class/net/ppa0/pp_frag_pool_pages' ||
