@@ -34,9 +34,9 @@ pick_awk() {
 # runner starts (watch_boot_s), each test from its begin (the runner's
 # DIR/res/I.begin) until its end (I.done) within its TIMEOUT (one per
 # test, in order) plus the runner's checks after it (watch_scan_s: the
-# kmemleak scan on the debug kernel), the gap
-# before the next test (watch_gap_s), the power-off (watch_tail_s). The
-# reason goes to DIR/watch.timeout. Polls once a second.
+# kmemleak scan on the debug kernel), the gap before the next test
+# (watch_gap_s), the power-off (watch_tail_s). The reason goes to
+# DIR/watch.timeout. Polls once a second.
 boot_watch() {
 	local dir=$1 qpid=$2 i=1 state=boot deadline what
 	shift 2
