@@ -86,7 +86,9 @@
 #   argument of --icount / icount=1 boots, default shift=0,sleep=off),
 #   XNET_DEBUG_KDIR (--debug: a debug kernel build dir to use as it is),
 #   XNET_VM_AWK (mawk|gawk: the tests' awk; default mawk on 6.1 kernels,
-#   gawk on the others).
+#   gawk on the others), XNET_VM_QEMU_CMDLINE (a file each boot's QEMU
+#   command line is appended to, shell-quoted; it is always in the boot's
+#   log dir as qemu.cmdline).
 #
 # Guest: the host's / read-only under a tmpfs overlay (writes vanish), fresh
 #   /run (ip netns works), configfs/debugfs/tracefs mounted, lo up, no udev
