@@ -23,22 +23,19 @@ pct() { python3 -c "import sys; print('%.1f' % (100.0 * int(sys.argv[1]) / int(s
 # ([A-Za-z0-9._-], a "/" becomes "-"). It writes to the script's own
 # stdout (BENCH_RAW_FD, saved when this file is sourced), also from inside
 # a $(...). A missing or empty FILE is a failed measurement: it fails.
+# Empty by what it holds, not by its size: debugfs, sysfs and procfs files
+# report size 0.
 exec {BENCH_RAW_FD}>&1
 bench_raw() {
-	local name=${1//\//-}
+	local name=${1//\//-} body
 	[[ $name =~ ^[A-Za-z0-9._-]+$ ]] || fail "bench_raw: bad name '$1'"
-	if [ $# -ge 2 ] && [ ! -s "$2" ]; then
-		fail "bench_raw $name: $2 is missing or empty"
+	if [ $# -ge 2 ]; then
+		body=$(sed 's/^/@raw /' "$2" 2>/dev/null) || body=
+		[ -n "$body" ] || fail "bench_raw $name: $2 is missing or empty"
+	else
+		body=$(sed 's/^/@raw /')
 	fi
-	{
-		echo "@raw-begin $name"
-		if [ $# -ge 2 ]; then
-			sed 's/^/@raw /' "$2"
-		else
-			sed 's/^/@raw /'
-		fi
-		echo "@raw-end $name"
-	} >&"$BENCH_RAW_FD"
+	printf '@raw-begin %s\n%s%s@raw-end %s\n' "$name" "$body" "${body:+$'\n'}" "$name" >&"$BENCH_RAW_FD"
 }
 
 # The guest itself, once per boot: kernel release and arguments, CPUs, the

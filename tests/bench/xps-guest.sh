@@ -51,9 +51,7 @@ reorder() {
 	send tn0 --cpus 0,1 --bursts 10 --burst 8 --flows 4
 	wait_until 20 wire_test_is tn0 "$SENT" || fail "wire saw ${W[test]} of $SENT"
 	RE[$1]="${W[test]} ${W[reordered]}"
-	# (stdin: debugfs and procfs files have size 0, which bench_raw's
-	# FILE form takes for an empty file)
-	bench_raw "reorder-$1.txt" <"$D/tn0/wire"
+	bench_raw "reorder-$1.txt" "$D/tn0/wire"
 }
 wput $D/tn0/tx-0/delay_us 50000
 steer 0
@@ -264,7 +262,7 @@ pktgen_run() {	# QDISC MODE
 	PPS[$1/$2]+="$pps "
 	# Run N of this qdisc and mode (the rounds go off, on, on, off).
 	set -- "$1" "$2" "$(wc -w <<<"${PPS[$1/$2]}")"
-	bench_raw "pktgen-$1-$2-$3.txt" <"$PG/tn0"
+	bench_raw "pktgen-$1-$2-$3.txt" "$PG/tn0"
 	log "pktgen $1 $2: $pps pps ($PG_N packets, $PG_EL us, d $PG_D us)"
 }
 # fq_codel_note: whether fq_codel's enqueue ever ran in its block (stats of
