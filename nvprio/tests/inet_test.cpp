@@ -162,6 +162,13 @@ TEST(Inet, PrefixContains)
 	EXPECT_TRUE(p.contains(a6("2001:db8::1")));
 	EXPECT_FALSE(p.contains(inet::v4(1, 2, 3, 4)));
 
+	// An IPv6 prefix over the IPv4-mapped block (found by the fuzzer):
+	// its IPv6 addresses match, the mapped ones are IPv4 and do not.
+	ASSERT_EQ(pfx("::fffe:0:0/95", &p), Err::Ok);
+	EXPECT_TRUE(p.contains(a6("::fffe:1:2")));
+	EXPECT_FALSE(p.contains(a6("::ffff:0:0")));
+	EXPECT_FALSE(p.contains(inet::v4(0, 0, 0, 0)));
+
 	ASSERT_EQ(pfx("10.0.0.7", &p), Err::Ok);
 	EXPECT_TRUE(p.contains(inet::v4(10, 0, 0, 7)));
 	EXPECT_FALSE(p.contains(inet::v4(10, 0, 0, 6)));
