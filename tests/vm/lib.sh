@@ -238,6 +238,35 @@ dmesg_n() {
 	return 0
 }
 
+# expect_refusals WHAT MARK: each value of REF_SHOWN was refused with one
+# kernel log line "WHAT '<REF_SHOWN[i]>' refused: <REF_WHY[i]>..." after
+# the line MARK (a marker the test wrote to /dev/kmsg), and no other line
+# starts "WHAT '" there: one line per refused value, naming it and why.
+# Reads the log once (costly on the debug kernel); shows the first line.
+expect_refusals() {
+	local what=$1 mark=$2 l i n=0 on=0
+	local -A per=() said=()
+
+	dmesg_lines
+	for l in "${DMESG_L[@]}"; do
+		[ $on = 1 ] || { [[ $l != *"$mark" ]] || on=1; continue; }
+		[[ $l == *"$what '"* ]] || continue
+		n=$((n + 1))
+		[ $n != 1 ] || ktap_diag "${l#*] }"
+		for i in "${!REF_SHOWN[@]}"; do
+			[[ $l == *"$what '${REF_SHOWN[i]}' refused"* ]] || continue
+			per[$i]=$((${per[$i]:-0} + 1))
+			[[ $l != *"refused: ${REF_WHY[i]}"* ]] || said[$i]=1
+		done
+	done
+	[ $on = 1 ] || fail "kernel log marker '$mark' not found"
+	for i in "${!REF_SHOWN[@]}"; do
+		expect_eq "${per[$i]:-0}" 1 "error lines for '${REF_SHOWN[i]:0:64}'"
+		expect_eq "${said[$i]:-0}" 1 "error line for '${REF_SHOWN[i]:0:64}' saying: ${REF_WHY[i]}"
+	done
+	expect_eq "$n" ${#REF_SHOWN[@]} "error lines for ${#REF_SHOWN[@]} refused values"
+}
+
 # dmesg_tally PATTERN: dmesg_count's result (DMESG_N) for the log now.
 dmesg_tally() {
 	dmesg_lines
