@@ -14,7 +14,9 @@ static struct dentry *ppf_debugfs;
 
 static int ppf_global_show(struct seq_file *m, void *v)
 {
-	static const char *const walk[PPF_WALKS] = { "map", "unmap" };
+	static const char *const walk[PPF_WALKS] = {
+		"dma_map", "dma_unmap", "pages_list"
+	};
 	unsigned int slots;
 	int dir;
 	u64 ns;
@@ -24,7 +26,7 @@ static int ppf_global_show(struct seq_file *m, void *v)
 		   ppf_orphans_mapped(), atomic_long_read(&ppf_handed_over));
 	for (dir = 0; dir < PPF_WALKS; dir++) {
 		ppf_hold_max(dir, &ns, &slots);
-		seq_printf(m, "dma_%s_hold_max_ns %llu\ndma_%s_hold_max_slots %u\n",
+		seq_printf(m, "%s_hold_max_ns %llu\n%s_hold_max_slots %u\n",
 			   walk[dir], ns, walk[dir], slots);
 	}
 	return 0;

@@ -64,6 +64,13 @@ struct ppf_orphan {
 
 static LIST_HEAD(ppf_orphans);
 static DEFINE_SPINLOCK(ppf_orphans_lock);
+/*
+ * One walker of the orphans at a time (the reaper, a debugfs read): it
+ * takes the whole list out under the spinlock, walks it with bottom halves
+ * on and puts back what stays, so the spinlock is held O(1), however many
+ * orphans there are. Meanwhile new orphans join the empty global list.
+ */
+static DEFINE_MUTEX(ppf_orphans_walk);
 static unsigned long ppf_norphans;
 static unsigned long ppf_norphans_mapped;	/* ... with a DMA mapping */
 static void ppf_reap_work(struct work_struct *work);
@@ -455,20 +462,32 @@ void ppf_pool_destroy(struct ppf_pool *pool)
  */
 void ppf_orphans_reap(bool force, u64 owner)
 {
+	unsigned long n = 0, mapped = 0, walked = 0;
 	struct ppf_orphan *o, *tmp;
+	LIST_HEAD(mine);
 	LIST_HEAD(done);
 
+	mutex_lock(&ppf_orphans_walk);
 	spin_lock_bh(&ppf_orphans_lock);
-	list_for_each_entry_safe(o, tmp, &ppf_orphans, node) {
+	list_splice_init(&ppf_orphans, &mine);
+	spin_unlock_bh(&ppf_orphans_lock);
+	list_for_each_entry_safe(o, tmp, &mine, node) {
 		if ((force && (!owner || (o->dma_dev && o->owner == owner))) ||
 		    page_ref_count(o->page) == o->bias) {
 			list_move(&o->node, &done);
-			ppf_norphans--;
+			n++;
 			if (o->dma_dev)
-				ppf_norphans_mapped--;
+				mapped++;
 		}
+		if (!(++walked % 64))
+			cond_resched();
 	}
+	spin_lock_bh(&ppf_orphans_lock);
+	list_splice(&mine, &ppf_orphans);
+	ppf_norphans -= n;
+	ppf_norphans_mapped -= mapped;
 	spin_unlock_bh(&ppf_orphans_lock);
+	mutex_unlock(&ppf_orphans_walk);
 	list_for_each_entry_safe(o, tmp, &done, node) {
 		if (page_ref_count(o->page) != o->bias)
 			atomic_long_inc(&ppf_handed_over);
@@ -478,30 +497,62 @@ void ppf_orphans_reap(bool force, u64 owner)
 }
 
 /*
- * debugfs "pages": "pfn order" of every page @pool owns (pool lock: no
- * page joins or leaves meanwhile), then of every orphan (@pool NULL).
+ * debugfs "pages": "pfn order" of every page @pool owns, then of every
+ * orphan (@pool NULL). ppf_mutex held: no pool goes or shrinks meanwhile.
  */
+static void ppf_hold_note(enum ppf_walk dir, u64 t0, unsigned int slots);
+
 void ppf_pool_show_pages(struct ppf_pool *pool, struct seq_file *m)
 {
+	struct {
+		unsigned long pfn;
+		unsigned int order;
+	} b[PPF_BATCH];
 	struct ppf_orphan *o;
-	unsigned int i;
+	unsigned int i, n, k, end;
+	LIST_HEAD(mine);
+	u64 t0;
 
 	if (!pool) {
+		/* Taken out and put back, as the reaper does. */
+		mutex_lock(&ppf_orphans_walk);
 		spin_lock_bh(&ppf_orphans_lock);
-		list_for_each_entry(o, &ppf_orphans, node)
-			seq_printf(m, "%#lx %u orphan\n", page_to_pfn(o->page), o->order);
+		list_splice_init(&ppf_orphans, &mine);
 		spin_unlock_bh(&ppf_orphans_lock);
+		list_for_each_entry(o, &mine, node)
+			seq_printf(m, "%#lx %u orphan\n", page_to_pfn(o->page), o->order);
+		spin_lock_bh(&ppf_orphans_lock);
+		list_splice(&mine, &ppf_orphans);
+		spin_unlock_bh(&ppf_orphans_lock);
+		mutex_unlock(&ppf_orphans_walk);
 		return;
 	}
-	spin_lock_bh(&pool->lock);
-	for (i = 0; i < pool->state.cap; i++) {
-		const struct xnet_frag_slot *slot = &pool->slots[i];
+	/*
+	 * PPF_BATCH slots a hold of the pool lock, printed after it (a pool
+	 * has up to 65,536 pages): each batch is exact, the list as
+	 * a whole a sum of batches (a reader that needs it exact compares
+	 * pages_owned before and after, as 52 does).
+	 */
+	for (i = 0; i < pool->state.cap; i = end) {
+		end = min(i + PPF_BATCH, pool->state.cap);
+		n = 0;
+		spin_lock_bh(&pool->lock);
+		t0 = local_clock();
+		for (k = i; i < end; i++) {
+			const struct xnet_frag_slot *slot = &pool->slots[i];
 
-		if (slot->state != XNET_FRAG_UNUSED)
-			seq_printf(m, "%#lx %u %s\n", page_to_pfn((struct page *)slot->page),
-				   slot->order, netdev_name(pool->hn.dev));
+			if (slot->state == XNET_FRAG_UNUSED)
+				continue;
+			b[n].pfn = page_to_pfn((struct page *)slot->page);
+			b[n++].order = slot->order;
+		}
+		ppf_hold_note(PPF_WALK_LIST, t0, end - k);
+		spin_unlock_bh(&pool->lock);
+		for (k = 0; k < n; k++)
+			seq_printf(m, "%#lx %u %s\n", b[k].pfn, b[k].order,
+				   netdev_name(pool->hn.dev));
+		cond_resched();
 	}
-	spin_unlock_bh(&pool->lock);
 }
 
 unsigned long ppf_orphans_count(void)
@@ -527,14 +578,15 @@ void ppf_orphans_stop(void)
 }
 
 /*
- * The longest hold of a pool lock (BHs off) by a whole-pool DMA walk since
- * load, per direction, and the slots that hold examined (debugfs
- * "global"). Every walk runs under RTNL, which serialises the updates.
+ * The longest hold of a pool lock (BHs off) by a whole-pool walk since
+ * load, per walk, and the slots that hold examined (debugfs "global").
+ * The DMA walks run under RTNL, the listing under ppf_mutex: each walk's
+ * updates are serialised.
  */
 static u64 ppf_hold_ns[PPF_WALKS];
 static unsigned int ppf_hold_slots[PPF_WALKS];
 
-/* RTNL. A walk of @dir held its pool's lock since @t0 for @slots slots. */
+/* A walk of @dir held its pool's lock since @t0 for @slots slots. */
 static void ppf_hold_note(enum ppf_walk dir, u64 t0, unsigned int slots)
 {
 	u64 ns = local_clock() - t0;

@@ -68,7 +68,8 @@ struct ppf_dev;
 int ppf_pool_dma_map(struct ppf_pool *pool, const struct ppf_dev *pd);
 void ppf_pool_dma_unmap(struct ppf_pool *pool);
 dma_addr_t ppf_pool_dma_addr(struct ppf_pool *pool, struct page *page);
-enum ppf_walk { PPF_WALK_MAP, PPF_WALK_UNMAP, PPF_WALKS };
+/* Walks over a whole pool, a hold of its lock per batch (debugfs "global"). */
+enum ppf_walk { PPF_WALK_MAP, PPF_WALK_UNMAP, PPF_WALK_LIST, PPF_WALKS };
 void ppf_hold_max(enum ppf_walk dir, u64 *ns, unsigned int *slots);
 void ppf_pool_show_pages(struct ppf_pool *pool, struct seq_file *m);
 void ppf_orphans_reap(bool force, u64 owner);

@@ -31,7 +31,9 @@
 #    slots at a time (pp_frag/pool.c PPF_DMA_BATCH; the longest hold's
 #    time is reported; tests/regress/pp_frag-dma-walk-one-hold.patch
 #    brings back the walk of the whole pool in one hold), and the walk
-#    mapped the pages (a stream afterwards uses pp_frag's mappings).
+#    mapped the pages (a stream afterwards uses pp_frag's mappings); so
+#    does the debugfs "pages" listing of the full pool (it held the lock
+#    for the whole pool before).
 set -euo pipefail
 # shellcheck source=tests/vm/lib.sh
 . "${XNET_VM_LIB:-$XNET_SRC/tests/vm/lib.sh}"
@@ -168,12 +170,12 @@ dmesg_count "dma_untrusted=1 needs dma_pci="
 expect_eq "$DMESG_N" $((n0 + 1)) "errors logged for dma_untrusted=1 alone"
 
 # ---- 7. the largest pool, full, opted in and out: how long a whole-pool
-# DMA walk holds the pool lock with BHs off. A fresh load: the maxima
-# count from 0.
+# walk (the DMA walks, debugfs "pages") holds the pool lock with BHs off.
+# A fresh load: the maxima count from 0.
 PPF_MAX=65536 PPF_DMA_BATCH=32
 hold_ok() { # WALK: its longest hold examined at most PPF_DMA_BATCH slots
-	[ "${PG[dma_$1_hold_max_slots]}" -le $PPF_DMA_BATCH ] ||
-		fail "$1 walk: ${PG[dma_$1_hold_max_slots]} slots in one hold of the pool lock (${PG[dma_$1_hold_max_ns]} ns), want <= $PPF_DMA_BATCH"
+	[ "${PG[$1_hold_max_slots]}" -le $PPF_DMA_BATCH ] ||
+		fail "$1 walk: ${PG[$1_hold_max_slots]} slots in one hold of the pool lock (${PG[$1_hold_max_ns]} ns), want <= $PPF_DMA_BATCH"
 }
 fill=$PPF_MAX
 [ "${XNET_VM_CHECKERS:-0}" = 0 ] || fill=2048
@@ -187,7 +189,13 @@ pp_fill tn0 "$NS" 10.99.0.2 9856 $fill 300
 wput "$OPTIN" 1 || fail "opt-in with $FILLED pages"
 pp_global
 ktap_diag "opt-in, $FILLED pages: longest hold ${PG[dma_map_hold_max_ns]} ns, ${PG[dma_map_hold_max_slots]} slots"
-hold_ok map
+hold_ok dma_map
+# The listing of every page (root's debugfs read) walks the pool too.
+listed=$(grep -c ' tn0$' /sys/kernel/debug/pp_frag/pages) || fail "debugfs pages lists no tn0 page"
+pp_global
+ktap_diag "debugfs pages, $listed of tn0's pages listed: longest hold ${PG[pages_list_hold_max_ns]} ns, ${PG[pages_list_hold_max_slots]} slots"
+[ "$listed" -ge $((FILLED / 2)) ] || fail "debugfs pages lists $listed tn0 pages, $FILLED filled"
+hold_ok pages_list
 pp_fill_end
 trap pp_tn_cleanup EXIT
 pp_dma_xfer 9857 8000000
@@ -197,7 +205,7 @@ ktap_diag "after the walk: frags $frags: saved $DSAVED, mapped $DMAPS"
 wput "$OPTIN" 0 || fail "opt-out of the largest pool"
 pp_global
 ktap_diag "opt-out, $FILLED pages: longest hold ${PG[dma_unmap_hold_max_ns]} ns, ${PG[dma_unmap_hold_max_slots]} slots"
-hold_ok unmap
+hold_ok dma_unmap
 expect_eq "${PG[orphans_mapped]}" 0 "mapped orphans after the opt-out"
 pp_dma_idle tn0
 wput $POOLF 0 || fail "pool 0"
