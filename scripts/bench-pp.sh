@@ -15,6 +15,8 @@
 #     IOMMU, tests/pp/iommu-probe.sh): every map allocates an IOVA and
 #     writes the IOMMU's page table, every unmap invalidates the IOTLB;
 # then a table of the boots side by side (ratios within each boot only).
+# The guests send their raw files back (scripts/bench-run.sh: the run
+# directory); scripts/bench-tables.py makes every table of them.
 # TCG numbers are only meaningful as ratios measured in one run.
 #   --quick   every part with tiny sizes (BENCH_QUICK=1), tables to
 #             build/bench/pp-quick.md; a few minutes.
@@ -92,8 +94,9 @@ boot() {
 	echo "<!-- boot $n ended $(date -u '+%H:%M UTC'), host $(load) -->" >>"$log"
 	return "$rc"
 }
-# The guest's diagnostics share the console with the tables: keep the tables.
-tables() { grep -v -E '^(bench: |# \[|# cleanup|vmtest: )' "$1"; }
+# A boot's log without the guest's progress lines: its <!-- --> lines (date,
+# host load; anything else the guest printed would show here too).
+notes() { grep -v -E '^(bench: |# \[|# cleanup|vmtest: )' "$1"; }
 
 fail=0
 log1=$out/$name.boot1.log log2=$out/$name.boot2.log log3=$out/$name.boot3.log
@@ -101,80 +104,15 @@ boot 1 "$log1" "$parts1" $tmo1 "" "${app1[@]}" || { echo "bench-pp: boot 1 faile
 boot 2 "$log2" "dma" $tmo2 "" "${app2[@]}" || { echo "bench-pp: boot 2 failed" >&2; fail=1; }
 boot 3 "$log3" "dma" $tmo2 "BENCH_DMA_PCI=edu " "${app3[@]}" || { echo "bench-pp: boot 3 failed" >&2; fail=1; }
 
-# The boots' DMA parts side by side, from the "bench: dma-data" lines.
-side_by_side() {
-	python3 - "$log1" "$log2" "$log3" <<'PY'
-import json
-import sys
-
-boots = []
-for path in sys.argv[1:]:
-    d = None
-    for line in open(path, errors="replace"):
-        if line.startswith("bench: dma-data "):
-            d = json.loads(line[len("bench: dma-data "):])
-    boots.append(d)
-if not all(boots):
-    sys.exit("bench-pp: a boot printed no DMA data")
-plain, forced, iommu = boots
-if plain["swiotlb"] or not forced["swiotlb"]:
-    sys.exit("bench-pp: boot 1 must run without swiotlb=force, boot 2 with it")
-if plain["path"] != "dma-direct" or iommu.get("path") != "iommu" or iommu["swiotlb"]:
-    sys.exit("bench-pp: boot 1 must map with dma-direct, boot 3 through the IOMMU "
-             f"(paths {plain.get('path')}, {iommu.get('path')})")
-
-
-def f(v, fmt):
-    return fmt % v if v is not None else "n/a"
-
-
-def cells(r, last):
-    if not r:
-        return "- | - | - | - | - |"
-    lv = r[last]
-    return (f"{f(r['tput'], '%.3f')} | {f(r['cpu'], '%.3f')} | {f(r['kern'], '%.3f')} | "
-            f"{r['maps_gb']:.0f} | {f(lv, '%.0f')} |")
-
-
-fr = {(r["writes"], r["mode"]): r for r in forced["rows"]}
-ir = {(r["writes"], r["mode"]): r for r in iommu["rows"]}
-names = {"copy": "copy", "ppfrag": "pp_frag", "optin": "pp_frag + opt-in", "zerocopy": "zerocopy"}
-print("### The DMA path: no swiotlb vs swiotlb=force vs IOMMU, side by side")
-print()
-print("The three boots' DMA tables in one: throughput and CPU as ratios to copy within each boot (the boots ran at "
-      "different times: compare ratios, not rates), counts per GB sent. IOMMU = QEMU's intel-iommu in strict mode, "
-      "the test NIC mapping for QEMU's edu PCI device. "
-      + ("" if forced["optin"] else "Under swiotlb=force the driver's opt-in is refused (pp_frag keeps no mapping "
-         "for a device that needs syncs): '-'."))
-print()
-print("| writes | mode | no swiotlb: MB/s vs copy | CPU s/GB vs copy | kernel s/GB vs copy | maps/GB | saved/GB "
-      "| swiotlb=force: MB/s vs copy | CPU s/GB vs copy | kernel s/GB vs copy | maps/GB | bounced MB/GB "
-      "| IOMMU: MB/s vs copy | CPU s/GB vs copy | kernel s/GB vs copy | maps/GB | saved/GB |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-for r in plain["rows"]:
-    key = (r["writes"], r["mode"])
-    print(f"| {r['writes']} | {names[r['mode']]} | " + cells(r, "saved_gb") + " "
-          + cells(fr.get(key), "bounced_gb") + " " + cells(ir.get(key), "saved_gb"))
-print()
-PY
-}
-
-# The tables generated from the raw files (so far: iperf3 throughput), then
-# the guest's.
+# Every table, the boots' DMA parts side by side included, is generated from
+# the boots' raw files (pp-raw.txt, iperf-*.json); it fails when a part left
+# no run that moved data.
 python3 "$root/scripts/bench-tables.py" "$BENCH_RUN" >"$BENCH_RUN/tables.md" ||
 	{ echo "bench-pp: scripts/bench-tables.py failed on $BENCH_RUN" >&2; fail=1; }
 {
+	for l in "$log1" "$log2" "$log3"; do notes "$l"; done
+	echo
 	cat "$BENCH_RUN/tables.md"
-	echo
-	echo "<!-- The tables below are still the ones the guest printed (not generated from raw files). -->"
-	echo
-	tables "$log1"
-	echo
-	tables "$log2"
-	echo
-	tables "$log3"
-	echo
-	side_by_side || fail=1
 } >"$out/$name.md"
 # Every part's table must be there: boot 1 has three (one with --icount),
 # boots 2 and 3 one each, and the side-by-side table.

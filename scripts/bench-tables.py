@@ -21,9 +21,12 @@
 # bench-xps's reordering (raw/<boot>/reorder-*.txt), pktgen packet rates
 # (raw/<boot>/pktgen-*.txt) and TCP through the forwarding path
 # (raw/<boot>/iperf-tcp-*.json),
-# bench-pp's iperf3 throughput (raw/<boot>/iperf-*.json), bench-scale's
-# KUnit table (raw/host/kunit-run*.log). The other tables of those benches
-# are still printed by the guest (or, for bench-scale's, made by its script).
+# all of bench-pp's (raw/<boot>/pp-raw.txt with the iperf-*.json it names:
+# TCP off vs on, pp_frag vs MSG_ZEROCOPY, each boot's DMA path and the boots'
+# DMA paths side by side), bench-scale's KUnit table (raw/host/kunit-run*.log).
+# The other tables of those benches are still printed by the guest (or, for
+# bench-scale's, made by its script).
+import functools
 import glob
 import json
 import os
@@ -328,38 +331,329 @@ def xps_tables(m, run):
     return out
 
 
-PP_IPERF = re.compile(r"^iperf-([a-z0-9]+)-([a-z]+)-([0-9]+[fb])\.json$")
+# ---- bench-pp: tests/bench/pp-guest.sh's raw/<boot>/pp-raw.txt: one line
+# per run ("SECTION MODE RUN key=value...": counter deltas, pp_stream.py's
+# report), "params ..." (the guest's settings, USER_HZ), "dmainfo ...",
+# "global ..."; an iperf3 run's json= names its raw/<boot>/iperf-*.json.
+PP_NAMES = {"copy": "copy", "ppfrag": "pp_frag", "optin": "pp_frag + opt-in", "zerocopy": "zerocopy"}
+
+
+def pp_kv(fields):
+    return dict(kv.split("=", 1) for kv in fields)
+
+
+def pp_iperf_sent(path):
+    """Bytes and seconds iperf3 sent; no result, an error or 0 bytes received fail."""
+    iperf_result(path)
+    e = json.load(open(path, encoding="utf-8"))["end"]["sum_sent"]
+    return float(e["bytes"]), float(e["seconds"])
+
+
+def pp_boot(bdir, boot):
+    """The runs of one boot, as the guest computed them; None: no pp-raw.txt."""
+    raw = os.path.join(bdir, "pp-raw.txt")
+    if not os.path.exists(raw):
+        return None
+    lines = [line.split() for line in open(raw, encoding="utf-8") if line.strip()]
+    b = {"boot": boot, "runs": {}, "glob": None, "dmainfo": {}, "params": None}
+    for f in lines:
+        if f[0] == "global":
+            b["glob"] = f[1:]
+        elif f[0] == "dmainfo":
+            b["dmainfo"] = pp_kv(f[1:])
+        elif f[0] == "params":
+            b["params"] = pp_kv(f[1:])
+    p = b["params"]
+    if p is None:
+        raise NoMeasurement("raw/%s/pp-raw.txt: no params line" % boot)
+    try:
+        hz = float(p["hz"])
+        for k in ("secs", "pool", "reps", "have_dma", "small_mb", "large_mb"):
+            if k not in p:
+                raise KeyError(k)
+        p["parts"] = p["parts"].split(",") if p["parts"] else []
+        p["dma_modes"] = p["dma_modes"].split(",") if p["dma_modes"] else []
+    except (KeyError, ValueError) as e:
+        raise NoMeasurement("raw/%s/pp-raw.txt: a params line without secs, pool, reps, have_dma, small_mb, "
+                            "large_mb, hz, parts, dma_modes (%s)" % (boot, e))
+    empty = {}
+    for f in lines:
+        if f[0] in ("global", "dmainfo", "params"):
+            continue
+        d = pp_kv(f[3:])
+        d = {k: (v if k in ("json", "sha256", "crc32") else float(v)) for k, v in d.items()}
+        if f[1] == "empty":
+            empty.setdefault(f[0], []).append(d)
+            continue
+        if "json" in d:
+            # Pages and CPU of an iperf3 run: minus the median of the empty
+            # runs on its path (process start, control connection).
+            for k in ("alloc", "busy", "kern"):
+                d[k] = max(0.0, d[k] - median([e[k] for e in empty.get(f[0], [{k: 0}])]))
+            d["bytes"], d["secs"] = pp_iperf_sent(os.path.join(bdir, os.path.basename(d["json"])))
+        gb = d["bytes"] / 1e9 if d["bytes"] else float("nan")
+        d["mbit"] = d["bytes"] * 8 / d["secs"] / 1e6 if d["secs"] else 0.0
+        d["alloc_gb"] = d["alloc"] / gb
+        d["cpu_gb"] = d["busy"] / hz / gb
+        d["kern_gb"] = d["kern"] / hz / gb
+        d["maps_gb"] = d["maps"] / gb
+        d["saved_gb"] = d["saved"] / gb
+        d["bounces_gb"] = d["bounces"] / gb
+        d["bounced_gb"] = d["bounced"] / 1e6 / gb    # MB bounced per GB sent
+        b["runs"].setdefault((f[0], f[1]), []).append(d)
+    # Every part asked for must have produced runs that moved data.
+    want = []
+    if "iperf" in p["parts"]:
+        want += [("veth", m) for m in ("off", "on")]
+        want += [("tnic", m) for m in ["off", "on"] + (["optin"] if p["have_dma"] == "1" else [])]
+    if "zc" in p["parts"]:
+        want += [(s, m) for s in ("zc4k", "zc256k") for m in ("copy", "ppfrag", "zerocopy")]
+    if "dma" in p["parts"]:
+        want += [(s, m) for s in ("dma4k", "dma256k") for m in p["dma_modes"] or ["(none)"]]
+        if not b["dmainfo"]:
+            raise NoMeasurement("raw/%s/pp-raw.txt: part dma without a dmainfo line" % boot)
+    missing = ["%s/%s" % (s, m) for s, m in want if not any(r["bytes"] > 0 for r in b["runs"].get((s, m), []))]
+    if missing:
+        raise NoMeasurement("raw/%s/pp-raw.txt: no run that moved data for %s" % (boot, ", ".join(missing)))
+    return b
+
+
+def pp_med(b, sec, mode, key):
+    v = [r[key] for r in b["runs"].get((sec, mode), [])]
+    return median(v) if v else float("nan")
+
+
+def pp_tot(b, sec, mode, key):
+    return sum(r.get(key, 0) for r in b["runs"].get((sec, mode), []))
+
+
+def pp_pct(a, b):
+    return "%.1f" % (100.0 * a / b) if b else "-"
+
+
+def pp_ratio(a, b):
+    return "%.3f" % (a / b) if b else "n/a"
+
+
+def pp_share(b, sec, mode):
+    served, rec, fb = (pp_tot(b, sec, mode, k) for k in ("served", "recycled", "fallback"))
+    return pp_pct(rec, served), pp_pct(fb, served + fb)
+
+
+def pp_runlist(b, sec, mode, key, fmt="%.0f"):
+    return ", ".join(fmt % r[key] for r in b["runs"].get((sec, mode), []))
+
+
+def pp_table_iperf(m, b):
+    p, boot = b["params"], b["boot"]
+    med = functools.partial(pp_med, b)
+    out = heading(m, "pp_frag: TCP transmit, off vs on", boot)
+    out += ["iperf3 -t %s from init_net; off = pp_frag loaded, no pool on the egress device; on = a pool of %s "
+            "order-3 pages on it. Blocks off, on, on, off repeated %s times: each cell is the median of %d runs. "
+            "Pages = base pages counted by /proc/vmstat pgalloc_* (an order-3 page counts 8), CPU = busy time of both "
+            "vCPUs from /proc/stat (sender, receiver, softirq: system wide), kernel = system + irq + softirq; per GB "
+            "(10^9 bytes) sent. Recycled = pool pages reused / pages the pool served; fallback = refills left to the "
+            "kernel (pool empty or at its bound) / all refills that reached the pool. Pages and CPU: minus the median "
+            "of two iperf3 runs on the same path that send 1 KiB (process start, control connection)."
+            % (p["secs"], p["pool"], p["reps"], 2 * int(p["reps"])), ""]
+    out += ["| id | path | pp_frag | Mbit/s | runs (Mbit/s) | pages/GB | CPU s/GB | kernel s/GB | recycled % "
+            "| fallback % | DMA maps/GB | maps saved/GB |",
+            "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    dma_on = p["have_dma"] == "1"
+    for sec, name in (("veth", "veth (va0 -> netns ppns)"), ("tnic", "test NIC (tn0 -> tn1, pfifo_fast)")):
+        modes = ["off", "on"] + (["optin"] if sec == "tnic" and dma_on else [])
+        rid = "pp-iperf-%s-%s" % (boot, sec)
+        for mode in modes:
+            rs, fb = pp_share(b, sec, mode) if mode != "off" else ("-", "-")
+            if sec != "tnic":
+                dma = " - | - |"
+            elif dma_on:
+                dma = " %.0f | %.0f |" % (med(sec, mode, "maps_gb"), med(sec, mode, "saved_gb"))
+            else:
+                dma = " n/a (test NIC without DMA opt-in) | n/a |"
+            label = {"off": "off", "on": "on", "optin": "on + driver DMA opt-in"}[mode]
+            out.append("| %s-%s | %s | %s | %.0f | %s | %.0f | %.2f | %.2f | %s | %s |%s" % (
+                rid, mode, name, label, med(sec, mode, "mbit"), pp_runlist(b, sec, mode, "mbit"),
+                med(sec, mode, "alloc_gb"), med(sec, mode, "cpu_gb"), med(sec, mode, "kern_gb"), rs, fb, dma))
+        out.append("| %s-on-off | %s | **on/off** | **%s** | | %s | %s | %s | | |%s" % (
+            rid, name, pp_ratio(med(sec, "on", "mbit"), med(sec, "off", "mbit")),
+            pp_ratio(med(sec, "on", "alloc_gb"), med(sec, "off", "alloc_gb")),
+            pp_ratio(med(sec, "on", "cpu_gb"), med(sec, "off", "cpu_gb")),
+            pp_ratio(med(sec, "on", "kern_gb"), med(sec, "off", "kern_gb")),
+            " %s | |" % pp_ratio(med(sec, "optin", "maps_gb"), med(sec, "off", "maps_gb"))
+            if sec == "tnic" and dma_on else " | |"))
+    return out + [""]
+
+
+def pp_table_zc(m, b):
+    p, boot = b["params"], b["boot"]
+    med = functools.partial(pp_med, b)
+    out = heading(m, "pp_frag vs MSG_ZEROCOPY", boot)
+    out += ["tests/pp/pp_stream.py over the veth pair (init_net -> netns ppns), crc32 of the stream checked end to end "
+            "in every run; pages and CPU counted by the sender from connect to the end (system wide). copy = plain "
+            "send(), no pool; pp_frag = plain send(), pool on va0; zerocopy = send(MSG_ZEROCOPY), no pool, "
+            "completions read from the error queue. Blocks copy, pp_frag, zerocopy, zerocopy, pp_frag, copy repeated "
+            "%s times, medians of %d runs. CPU includes the Python sender and receiver checksumming every byte (user "
+            "time, the same in every mode); kernel = system + irq + softirq." % (p["reps"], 2 * int(p["reps"])), ""]
+    out += ["| id | writes | mode | MB/s | vs copy | pages/GB | CPU s/GB | kernel s/GB | vs copy (kernel) | recycled % "
+            "| zerocopy completions: copied / all |",
+            "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    notes = []
+    for sec, label, mb in (("zc4k", "4 KiB", p["small_mb"]), ("zc256k", "256 KiB", p["large_mb"])):
+        base = med(sec, "copy", "mbit")
+        kbase = med(sec, "copy", "kern_gb")
+        for mode in ("copy", "ppfrag", "zerocopy"):
+            rs = pp_share(b, sec, mode)[0] if mode == "ppfrag" else "-"
+            zc = "-"
+            if mode == "zerocopy":
+                done, cop, nob = (pp_tot(b, sec, mode, k) for k in ("zc_done", "copied", "enobufs"))
+                zc = "%.0f / %.0f" % (cop, done)
+                notes.append("%s: %.0f zerocopy sends, %.0f completions, %.0f flagged SO_EE_CODE_ZEROCOPY_COPIED, "
+                             "%.0f ENOBUFS retries" % (label, pp_tot(b, sec, mode, "sends"), done, cop, nob))
+            out.append("| pp-zc-%s-%s-%s | %s x %s MiB | %s | %.1f | %s | %.0f | %.2f | %.2f | %s | %s | %s |" % (
+                boot, sec, mode, label, mb, PP_NAMES[mode], med(sec, mode, "mbit") / 8,
+                pp_ratio(med(sec, mode, "mbit"), base), med(sec, mode, "alloc_gb"), med(sec, mode, "cpu_gb"),
+                med(sec, mode, "kern_gb"), pp_ratio(med(sec, mode, "kern_gb"), kbase), rs, zc))
+    out.append("")
+    out += ["- %s." % n for n in notes]
+    return out + [""]
+
+
+def pp_dma_kind(b):
+    """A DMA boot's kind: plain (dma-direct), swiotlb (swiotlb=force), iommu."""
+    d = b["dmainfo"]
+    if d.get("path") == "iommu":
+        return "iommu"
+    return "swiotlb" if d.get("swiotlb") == "1" else "plain"
+
+
+def pp_table_dma(m, b):
+    """The DMA part's table, and its rows for the boots side by side."""
+    p, boot, info = b["params"], b["boot"], b["dmainfo"]
+    med = functools.partial(pp_med, b)
+    path = info.get("path", "?")
+    title = {"iommu": "IOMMU (intel-iommu, strict)", "swiotlb": "swiotlb=force",
+             "plain": "no swiotlb (dma-direct)"}[pp_dma_kind(b)]
+    dev = ("the platform device xnet_testnic_dma" if info.get("dev") == "xnet_testnic_dma" else
+           "QEMU's edu PCI device %s, dma_pci=" % info.get("dev"))
+    refused = info.get("optin_err", "").replace("_", " ")
+    bounce = info.get("bounce") == "1"
+    out = heading(m, "The DMA path: copy vs pp_frag vs MSG_ZEROCOPY over the test NIC, %s" % title, boot)
+    out += ["tests/pp/pp_stream.py from init_net over the BQL test NIC (tn0 -> tn1 in netns tnns), crc32 checked end "
+            "to end in every run. The test NIC's xmit maps every TX frag for its DMA device (%s, mapping path %s) "
+            "and unmaps it at TX completion, unless the driver opted in and pp_frag holds a mapping of the frag's pool "
+            "page (saved). copy = send(), no pool; pp_frag = send(), pool on tn0, the NIC maps; pp_frag + opt-in = "
+            "the same with dma_optin 1 (each pool page mapped once when the pool takes it, kept while it is "
+            "recycled); zerocopy = send(MSG_ZEROCOPY), no pool (the NIC maps the user pages). Blocks %s and back, %s "
+            "times, medians of %d runs. Maps, saved = the NIC's debugfs dma counters; bounces and bounced bytes = a "
+            "hist trigger on swiotlb:swiotlb_bounced for that device (every bounce copies the mapped bytes into a "
+            "swiotlb slot; it also costs a trace event each); per GB (10^9 bytes) sent. CPU as in the table above "
+            "(system wide, Python checksumming included); kernel = system + irq + softirq."
+            % (dev, path, ", ".join(p["dma_modes"]), p["reps"], 2 * int(p["reps"]))
+            + (" Through the IOMMU the NIC also looks up every frag's translation at TX completion (its device read: "
+               "bad_addr if the address is no longer mapped to the frag's bytes), in every mode alike."
+               if path == "iommu" else "")
+            + (" The driver's opt-in was refused here (%s): pp_frag keeps no mapping for a device whose mappings "
+               "need syncs, so that mode is absent." % refused if info.get("optin") != "1" else ""), ""]
+    out += ["| id | writes | mode | MB/s | vs copy | DMA maps/GB | maps saved/GB | bounces/GB | bounced MB/GB "
+            "| pages/GB | CPU s/GB | kernel s/GB | vs copy (kernel) | zerocopy completions: copied / all |",
+            "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    rows = {}
+    for sec, label, mb in (("dma4k", "4 KiB", p["small_mb"]), ("dma256k", "256 KiB", p["large_mb"])):
+        base = med(sec, "copy", "mbit")
+        kbase = med(sec, "copy", "kern_gb")
+        cbase = med(sec, "copy", "cpu_gb")
+        for mode in p["dma_modes"]:
+            zc = "-"
+            if mode == "zerocopy":
+                zc = "%.0f / %.0f" % (pp_tot(b, sec, mode, "copied"), pp_tot(b, sec, mode, "zc_done"))
+            bn = "%.0f" % med(sec, mode, "bounces_gb") if bounce else "n/a"
+            bb = "%.0f" % med(sec, mode, "bounced_gb") if bounce else "n/a"
+            out.append("| pp-dma-%s-%s-%s | %s x %s MiB | %s | %.1f | %s | %.0f | %.0f | %s | %s | %.0f | %.2f | %.2f "
+                       "| %s | %s |" % (
+                           boot, sec, mode, label, mb, PP_NAMES[mode], med(sec, mode, "mbit") / 8,
+                           pp_ratio(med(sec, mode, "mbit"), base), med(sec, mode, "maps_gb"),
+                           med(sec, mode, "saved_gb"), bn, bb, med(sec, mode, "alloc_gb"), med(sec, mode, "cpu_gb"),
+                           med(sec, mode, "kern_gb"), pp_ratio(med(sec, mode, "kern_gb"), kbase), zc))
+            rows[sec, mode] = {"tput": med(sec, mode, "mbit") / base if base else None,
+                               "maps_gb": med(sec, mode, "maps_gb"), "saved_gb": med(sec, mode, "saved_gb"),
+                               "bounced_gb": med(sec, mode, "bounced_gb") if bounce else None,
+                               "cpu": med(sec, mode, "cpu_gb") / cbase if cbase else None,
+                               "kern": med(sec, mode, "kern_gb") / kbase if kbase else None}
+    out.append("")
+    out.append("- Idle after the part: maps %s, unmaps %s, bad_addr %s, errors %s; swiotlb slots %s, in use %s." % tuple(
+        info.get(k) for k in ("maps", "unmaps", "bad_addr", "errors", "nslabs", "used")))
+    b["dma_rows"] = rows
+    return out + [""]
+
+
+def pp_side_by_side(m, dma):
+    """The boots' DMA parts side by side: one boot of each kind."""
+    kinds = {}
+    for b in dma:
+        kinds.setdefault(pp_dma_kind(b), []).append(b["boot"])
+    if sorted(kinds) != ["iommu", "plain", "swiotlb"] or any(len(v) != 1 for v in kinds.values()):
+        raise NoMeasurement("the DMA boots side by side: want one boot each without swiotlb (dma-direct), with "
+                            "swiotlb=force and through the IOMMU, have %s"
+                            % ", ".join("%s: %s" % (k, " ".join(v)) for k, v in sorted(kinds.items())))
+    by = {pp_dma_kind(b): b for b in dma}
+    plain, forced, iommu = by["plain"], by["swiotlb"], by["iommu"]
+
+    def f(v, fmt):
+        return fmt % v if v is not None else "n/a"
+
+    def cells(r, last):
+        if not r:
+            return "- | - | - | - | - |"
+        return "%s | %s | %s | %.0f | %s |" % (f(r["tput"], "%.3f"), f(r["cpu"], "%.3f"), f(r["kern"], "%.3f"),
+                                                r["maps_gb"], f(r[last], "%.0f"))
+
+    boots = [plain["boot"], forced["boot"], iommu["boot"]]
+    dirty = " (dirty)" if m.get("dirty") == "1" else ""
+    out = ["### The DMA path: no swiotlb vs swiotlb=force vs IOMMU, side by side", "",
+           "Run `%s`, commit `%s`%s, boots `%s`; generated by scripts/bench-tables.py from %s."
+           % (m.get("run_id", "?"), m.get("commit", "?")[:12], dirty, "`, `".join(boots),
+              ", ".join("raw/%s/" % x for x in boots)), ""]
+    out += ["The three boots' DMA tables in one: throughput and CPU as ratios to copy within each boot (the boots ran at "
+            "different times: compare ratios, not rates), counts per GB sent. IOMMU = QEMU's intel-iommu in strict "
+            "mode, the test NIC mapping for QEMU's edu PCI device. "
+            + ("" if forced["dmainfo"].get("optin") == "1" else "Under swiotlb=force the driver's opt-in is refused "
+               "(pp_frag keeps no mapping for a device that needs syncs): '-'."), ""]
+    out += ["| id | writes | mode | no swiotlb: MB/s vs copy | CPU s/GB vs copy | kernel s/GB vs copy | maps/GB "
+            "| saved/GB | swiotlb=force: MB/s vs copy | CPU s/GB vs copy | kernel s/GB vs copy | maps/GB "
+            "| bounced MB/GB | IOMMU: MB/s vs copy | CPU s/GB vs copy | kernel s/GB vs copy | maps/GB | saved/GB |",
+            "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for sec, label in (("dma4k", "4 KiB"), ("dma256k", "256 KiB")):
+        for mode in plain["params"]["dma_modes"]:
+            key = (sec, mode)
+            out.append("| pp-sides-%s-%s | %s | %s | %s %s %s" % (
+                sec, mode, label, PP_NAMES[mode], cells(plain["dma_rows"][key], "saved_gb"),
+                cells(forced["dma_rows"].get(key), "bounced_gb"), cells(iommu["dma_rows"].get(key), "saved_gb")))
+    return out + [""]
 
 
 def pp_tables(m, run):
     out = []
+    dma = []
     for bdir in sorted(glob.glob(os.path.join(run, "raw", "*"))):
         boot = os.path.basename(bdir)
-        res = {}
-        order = []
-        for p in sorted(os.listdir(bdir)):
-            mm = PP_IPERF.match(p)
-            if not mm:
-                continue
-            sec, mode, _ = mm.groups()
-            if sec not in order:
-                order.append(sec)
-            res.setdefault(sec, {}).setdefault(mode, []).append(iperf_result(os.path.join(bdir, p)))
-        if not order:
-            continue
-        out += heading(m, "pp_frag: iperf3 throughput, from the raw iperf3 JSON (boot %s)" % boot, boot)
-        out += ["Mean over the runs of each mode (raw/%s/iperf-SECTION-MODE-RUN.json), not corrected for process start." % boot, ""]
-        out += ["| id | path | mode | runs | Mbit/s | x off |", "|---|---|---|---:|---:|---:|"]
-        for sec in order:
-            base = None
-            for mode in sorted(res[sec], key=lambda k: (k != "off", k)):
-                rs = res[sec][mode]
-                mb = f1(sum(x[0] for x in rs) / len(rs))
-                if mode == "off":
-                    base = mb
-                out.append("| pp-iperf-%s-%s-%s | %s | %s | %d | %s | %s |" % (
-                    boot, sec, mode, sec, mode, len(rs), mb, ratio(base, mb) if base else ""))
-        out.append("")
+        b = pp_boot(bdir, boot)
+        if b is None:
+            raise NoMeasurement("raw/%s: no pp-raw.txt (the guest did not finish)" % boot)
+        parts = b["params"]["parts"]
+        if "iperf" in parts:
+            out += pp_table_iperf(m, b)
+        if "zc" in parts:
+            out += pp_table_zc(m, b)
+        if "dma" in parts:
+            out += pp_table_dma(m, b)
+            dma.append(b)
+        if b["glob"]:
+            g = b["glob"]
+            out += ["- Both pools disabled at the end: pages_owned %s, orphans %s, handed_over %s (pages still "
+                    "referenced when their pool went away, freed by their last put)." % (g[0], g[1], g[2]), ""]
+    if dma:
+        out += pp_side_by_side(m, dma)
     return out
 
 

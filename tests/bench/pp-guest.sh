@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# pp_frag benchmark, run inside the guest by scripts/bench-pp.sh; markdown
-# tables on stdout, diagnostics on stderr. pp_frag stays loaded: "off" is
+# pp_frag benchmark, run inside the guest by scripts/bench-pp.sh: raw files
+# back to the host on stdout (bench_raw), progress on stderr; the host makes
+# the tables of them (scripts/bench-tables.py). pp_frag stays loaded: "off" is
 # no pool on the egress device (the refill hook runs and finds none), "on"
 # a pool of BENCH_POOL pages. Side by side in one run, ABBA blocks repeated
 # BENCH_REPS times, medians:
@@ -31,9 +32,11 @@
 # BENCH_PARTS: the parts to run, default "iperf zc dma" (1+2, 3, 4).
 # BENCH_QUICK=1: every part with tiny sizes (one block, 1 s iperf3 runs,
 # 1 / 4 MiB streams), to prove the bench still runs.
-# Per run: bytes sent, /proc/vmstat pgalloc_* and /proc/stat deltas
-# (system wide, both ends of the connection), pp_frag_stats deltas and the
-# test NIC's DMA counters; the Python at the end turns them into tables.
+# pp-raw.txt, one line per run: bytes sent, /proc/vmstat pgalloc_* and
+# /proc/stat deltas (system wide, both ends of the connection), pp_frag_stats
+# deltas and the test NIC's DMA counters; an iperf3 run's json= names its
+# raw file iperf-SECTION-MODE-RUN.json. Also "params ..." (the settings the
+# tables need, USER_HZ), "dmainfo ..." (the DMA part) and "global ...".
 # iperf3 runs: minus the median of two iperf3 runs sending 1 KiB (process
 # start, control connection) measured on the same path; pp_stream.py
 # measures its own window (connect to end, --sys-report).
@@ -358,237 +361,12 @@ kv_read G "$GLOBAL"
 echo "global ${G[pages_owned]} ${G[orphans]} ${G[handed_over]}" >>"$RAW"
 log "after disabling the pools: pages_owned=${G[pages_owned]} orphans=${G[orphans]} handed_over=${G[handed_over]}"
 
-# The counter snapshots' deltas of every run (record) and the module's
-# counters after the pools were disabled.
+# What the tables need besides the runs (lists comma-separated); hz: USER_HZ,
+# the unit of /proc/stat.
+p=${PARTS# } p=${p% }
+hz=$($PY -c 'import os; print(os.sysconf("SC_CLK_TCK"))') || fail "no USER_HZ"
+echo "params secs=$SECS pool=$POOL reps=$REPS have_dma=$HAVE_DMA small_mb=$ZC_SMALL_MB" \
+	"large_mb=$ZC_LARGE_MB hz=$hz parts=${p// /,} dma_modes=${DMA_MODES// /,}" >>"$RAW"
+# The counter snapshots' deltas of every run (record), the module's counters
+# after the pools were disabled, the settings.
 bench_raw pp-raw.txt "$RAW"
-
-# ---- tables
-$PY - "$RAW" "$SECS" "$POOL" "$REPS" "$HAVE_DMA" "$ZC_SMALL_MB" "$ZC_LARGE_MB" "$PARTS" "$DMA_MODES" \
-	<<'PY' || fail "report: a part produced no result (see above)"
-import json
-import os
-import statistics
-import sys
-
-raw, secs, pool, reps, have_dma, small_mb, large_mb, parts, dma_modes = sys.argv[1:10]
-parts, dma_modes = parts.split(), dma_modes.split()
-HZ = os.sysconf("SC_CLK_TCK")
-runs, empty, glob, dmainfo = {}, {}, None, {}
-for line in open(raw):
-    f = line.split()
-    if f[0] == "global":
-        glob = f[1:]
-        continue
-    if f[0] == "dmainfo":
-        dmainfo = dict(kv.split("=", 1) for kv in f[1:])
-        continue
-    d = dict(kv.split("=", 1) for kv in f[3:])
-    d = {k: (v if k in ("json", "sha256", "crc32") else float(v)) for k, v in d.items()}
-    if f[1] == "empty":
-        empty.setdefault(f[0], []).append(d)
-        continue
-    if "json" in d:
-        for k in ("alloc", "busy", "kern"):
-            d[k] = max(0.0, d[k] - statistics.median(e[k] for e in empty.get(f[0], [{k: 0}])))
-        try:
-            e = json.load(open(d["json"]))["end"]["sum_sent"]
-            d["bytes"], d["secs"] = float(e["bytes"]), float(e["seconds"])
-        except (OSError, ValueError, KeyError):
-            d["bytes"], d["secs"] = 0.0, 1.0
-    gb = d["bytes"] / 1e9 if d["bytes"] else float("nan")
-    d["mbit"] = d["bytes"] * 8 / d["secs"] / 1e6 if d["secs"] else 0.0
-    d["alloc_gb"] = d["alloc"] / gb
-    d["cpu_gb"] = d["busy"] / HZ / gb
-    d["kern_gb"] = d["kern"] / HZ / gb
-    d["maps_gb"] = d["maps"] / gb
-    d["saved_gb"] = d["saved"] / gb
-    d["bounces_gb"] = d["bounces"] / gb
-    d["bounced_gb"] = d["bounced"] / 1e6 / gb    # MB bounced per GB sent
-    runs.setdefault((f[0], f[1]), []).append(d)
-
-# Every part asked for must have produced runs that moved data.
-want = []
-if "iperf" in parts:
-    want += [("veth", m) for m in ("off", "on")]
-    want += [("tnic", m) for m in ["off", "on"] + (["optin"] if have_dma == "1" else [])]
-if "zc" in parts:
-    want += [(s, m) for s in ("zc4k", "zc256k") for m in ("copy", "ppfrag", "zerocopy")]
-if "dma" in parts:
-    want += [(s, m) for s in ("dma4k", "dma256k") for m in dma_modes or ["(none)"]]
-missing = [f"{s}/{m}" for s, m in want if not any(r["bytes"] > 0 for r in runs.get((s, m), []))]
-if missing:
-    print("bench: no result for " + ", ".join(missing), file=sys.stderr)
-    sys.exit(1)
-
-
-def med(sec, mode, key):
-    v = [r[key] for r in runs.get((sec, mode), [])]
-    return statistics.median(v) if v else float("nan")
-
-
-def tot(sec, mode, key):
-    return sum(r.get(key, 0) for r in runs.get((sec, mode), []))
-
-
-def pct(a, b):
-    return "%.1f" % (100.0 * a / b) if b else "-"
-
-
-def ratio(a, b):
-    return "%.3f" % (a / b) if b else "n/a"
-
-
-def share(sec, mode):
-    served, rec, fb = (tot(sec, mode, k) for k in ("served", "recycled", "fallback"))
-    return pct(rec, served), pct(fb, served + fb)
-
-
-def runlist(sec, mode, key, fmt="%.0f"):
-    return ", ".join(fmt % r[key] for r in runs.get((sec, mode), []))
-
-
-def table_iperf():
-    print("### pp_frag: TCP transmit, off vs on")
-    print()
-    print(f"iperf3 -t {secs} from init_net; off = pp_frag loaded, no pool on the egress device; on = a pool of {pool} "
-          f"order-3 pages on it. Blocks off, on, on, off repeated {reps} times: each cell is the median of {nruns} runs. "
-          "Pages = base pages counted by /proc/vmstat pgalloc_* (an order-3 page counts 8), CPU = busy time of both "
-          "vCPUs from /proc/stat (sender, receiver, softirq: system wide), kernel = system + irq + softirq; per GB "
-          "(10^9 bytes) sent. Recycled = pool pages reused / pages the pool served; fallback = refills left to the "
-          "kernel (pool empty or at its bound) / all refills that reached the pool. Pages and CPU: minus the median "
-          "of two iperf3 runs on the same path that send 1 KiB (process start, control connection).")
-    print()
-    dma_head = " DMA maps/GB | maps saved/GB |"
-    print("| path | pp_frag | Mbit/s | runs (Mbit/s) | pages/GB | CPU s/GB | kernel s/GB | recycled % | fallback % |"
-          + dma_head)
-    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
-    for sec, name in (("veth", "veth (va0 -> netns ppns)"), ("tnic", "test NIC (tn0 -> tn1, pfifo_fast)")):
-        modes = ["off", "on"] + (["optin"] if sec == "tnic" and have_dma == "1" else [])
-        for m in modes:
-            rs, fb = share(sec, m) if m != "off" else ("-", "-")
-            if sec != "tnic":
-                dma = " - | - |"
-            elif have_dma == "1":
-                dma = " %.0f | %.0f |" % (med(sec, m, "maps_gb"), med(sec, m, "saved_gb"))
-            else:
-                dma = " n/a (test NIC without DMA opt-in) | n/a |"
-            label = {"off": "off", "on": "on", "optin": "on + driver DMA opt-in"}[m]
-            print(f"| {name} | {label} | {med(sec, m, 'mbit'):.0f} | {runlist(sec, m, 'mbit')} | "
-                  f"{med(sec, m, 'alloc_gb'):.0f} | {med(sec, m, 'cpu_gb'):.2f} | {med(sec, m, 'kern_gb'):.2f} | "
-                  f"{rs} | {fb} |" + dma)
-        print(f"| {name} | **on/off** | **{ratio(med(sec, 'on', 'mbit'), med(sec, 'off', 'mbit'))}** | | "
-              f"{ratio(med(sec, 'on', 'alloc_gb'), med(sec, 'off', 'alloc_gb'))} | "
-              f"{ratio(med(sec, 'on', 'cpu_gb'), med(sec, 'off', 'cpu_gb'))} | "
-              f"{ratio(med(sec, 'on', 'kern_gb'), med(sec, 'off', 'kern_gb'))} | | |"
-              + (" %s | |" % ratio(med(sec, "optin", "maps_gb"), med(sec, "off", "maps_gb"))
-                 if sec == "tnic" and have_dma == "1" else " | |"))
-
-
-def table_zc():
-    print("### pp_frag vs MSG_ZEROCOPY")
-    print()
-    print("tests/pp/pp_stream.py over the veth pair (init_net -> netns ppns), crc32 of the stream checked end to end "
-          "in every run; pages and CPU counted by the sender from connect to the end (system wide). copy = plain send(), no pool; pp_frag = plain send(), pool on va0; zerocopy = "
-          "send(MSG_ZEROCOPY), no pool, completions read from the error queue. Blocks copy, pp_frag, zerocopy, "
-          f"zerocopy, pp_frag, copy repeated {reps} times, medians of {nruns} runs. CPU includes the Python sender and "
-          "receiver checksumming every byte (user time, the same in every mode); kernel = system + irq + softirq.")
-    print()
-    print("| writes | mode | MB/s | vs copy | pages/GB | CPU s/GB | kernel s/GB | vs copy (kernel) | recycled % "
-          "| zerocopy completions: copied / all |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
-    zc_notes = []
-    for sec, label, mb in (("zc4k", "4 KiB", small_mb), ("zc256k", "256 KiB", large_mb)):
-        base = med(sec, "copy", "mbit")
-        kbase = med(sec, "copy", "kern_gb")
-        for m in ("copy", "ppfrag", "zerocopy"):
-            rs = share(sec, m)[0] if m == "ppfrag" else "-"
-            zc = "-"
-            if m == "zerocopy":
-                done, cop, nob = tot(sec, m, "zc_done"), tot(sec, m, "copied"), tot(sec, m, "enobufs")
-                zc = f"{cop:.0f} / {done:.0f}"
-                zc_notes.append(f"{label}: {tot(sec, m, 'sends'):.0f} zerocopy sends, {done:.0f} completions, "
-                                f"{cop:.0f} flagged SO_EE_CODE_ZEROCOPY_COPIED, {nob:.0f} ENOBUFS retries")
-            print(f"| {label} x {mb} MiB | {m.replace('ppfrag', 'pp_frag')} | {med(sec, m, 'mbit') / 8:.1f} | "
-                  f"{ratio(med(sec, m, 'mbit'), base)} | {med(sec, m, 'alloc_gb'):.0f} | "
-                  f"{med(sec, m, 'cpu_gb'):.2f} | {med(sec, m, 'kern_gb'):.2f} | "
-                  f"{ratio(med(sec, m, 'kern_gb'), kbase)} | {rs} | {zc} |")
-    print()
-    for n in zc_notes:
-        print(f"- {n}.")
-
-
-def table_dma():
-    sw = dmainfo.get("swiotlb") == "1"
-    path = dmainfo.get("path", "?")
-    boot = ("IOMMU (intel-iommu, strict)" if path == "iommu" else
-            "swiotlb=force" if sw else "no swiotlb (dma-direct)")
-    dev = ("the platform device xnet_testnic_dma" if dmainfo.get("dev") == "xnet_testnic_dma" else
-           f"QEMU's edu PCI device {dmainfo.get('dev')}, dma_pci=")
-    print(f"### The DMA path: copy vs pp_frag vs MSG_ZEROCOPY over the test NIC, {boot}")
-    print()
-    refused = dmainfo.get("optin_err", "").replace("_", " ")
-    print("tests/pp/pp_stream.py from init_net over the BQL test NIC (tn0 -> tn1 in netns tnns), crc32 checked end "
-          f"to end in every run. The test NIC's xmit maps every TX frag for its DMA device ({dev}, mapping path "
-          f"{path}) and unmaps it at TX completion, unless the "
-          "driver opted in and pp_frag holds a mapping of the frag's pool page (saved). copy = send(), no pool; "
-          "pp_frag = send(), pool on tn0, the NIC maps; pp_frag + opt-in = the same with dma_optin 1 (each pool "
-          "page mapped once when the pool takes it, kept while it is recycled); zerocopy = send(MSG_ZEROCOPY), no "
-          f"pool (the NIC maps the user pages). Blocks {', '.join(dma_modes)} and back, {reps} times, medians of "
-          f"{nruns} runs. Maps, saved = the NIC's debugfs dma counters; bounces and bounced bytes = a hist trigger "
-          "on swiotlb:swiotlb_bounced for that device (every bounce copies the mapped bytes into a swiotlb slot; "
-          "it also costs a trace event each); per GB (10^9 bytes) sent. CPU as in the table above (system wide, "
-          "Python checksumming included); kernel = system + irq + softirq."
-          + (" Through the IOMMU the NIC also looks up every frag's translation at TX completion (its device read: "
-             "bad_addr if the address is no longer mapped to the frag's bytes), in every mode alike."
-             if path == "iommu" else "")
-          + (f" The driver's opt-in was refused here ({refused}): pp_frag keeps no mapping for a device whose "
-             "mappings need syncs, so that mode is absent." if dmainfo.get("optin") != "1" else ""))
-    print()
-    print("| writes | mode | MB/s | vs copy | DMA maps/GB | maps saved/GB | bounces/GB | bounced MB/GB | pages/GB "
-          "| CPU s/GB | kernel s/GB | vs copy (kernel) | zerocopy completions: copied / all |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    names = {"copy": "copy", "ppfrag": "pp_frag", "optin": "pp_frag + opt-in", "zerocopy": "zerocopy"}
-    data = {"swiotlb": sw, "path": path, "boot": boot, "optin": dmainfo.get("optin") == "1", "rows": []}
-    for sec, label, mb in (("dma4k", "4 KiB", small_mb), ("dma256k", "256 KiB", large_mb)):
-        base = med(sec, "copy", "mbit")
-        kbase = med(sec, "copy", "kern_gb")
-        cbase = med(sec, "copy", "cpu_gb")
-        for m in dma_modes:
-            zc = "-"
-            if m == "zerocopy":
-                zc = f"{tot(sec, m, 'copied'):.0f} / {tot(sec, m, 'zc_done'):.0f}"
-            bn = "%.0f" % med(sec, m, "bounces_gb") if dmainfo.get("bounce") == "1" else "n/a"
-            bb = "%.0f" % med(sec, m, "bounced_gb") if dmainfo.get("bounce") == "1" else "n/a"
-            print(f"| {label} x {mb} MiB | {names[m]} | {med(sec, m, 'mbit') / 8:.1f} | "
-                  f"{ratio(med(sec, m, 'mbit'), base)} | {med(sec, m, 'maps_gb'):.0f} | "
-                  f"{med(sec, m, 'saved_gb'):.0f} | {bn} | {bb} | {med(sec, m, 'alloc_gb'):.0f} | "
-                  f"{med(sec, m, 'cpu_gb'):.2f} | {med(sec, m, 'kern_gb'):.2f} | "
-                  f"{ratio(med(sec, m, 'kern_gb'), kbase)} | {zc} |")
-            data["rows"].append({"writes": label, "mode": m, "mbit": med(sec, m, "mbit"),
-                                 "tput": med(sec, m, "mbit") / base if base else None,
-                                 "maps_gb": med(sec, m, "maps_gb"), "saved_gb": med(sec, m, "saved_gb"),
-                                 "bounced_gb": med(sec, m, "bounced_gb") if dmainfo.get("bounce") == "1" else None,
-                                 "cpu": med(sec, m, "cpu_gb") / cbase if cbase else None,
-                                 "kern": med(sec, m, "kern_gb") / kbase if kbase else None})
-    print()
-    print(f"- Idle after the part: maps {dmainfo.get('maps')}, unmaps {dmainfo.get('unmaps')}, bad_addr "
-          f"{dmainfo.get('bad_addr')}, errors {dmainfo.get('errors')}; swiotlb slots {dmainfo.get('nslabs')}, "
-          f"in use {dmainfo.get('used')}.")
-    # For scripts/bench-pp.sh's side-by-side table of the two boots.
-    print("bench: dma-data " + json.dumps(data), file=sys.stderr)
-
-
-nruns = 2 * int(reps)
-if "iperf" in parts:
-    table_iperf()
-    print()
-if "zc" in parts:
-    table_zc()
-    print()
-if "dma" in parts:
-    table_dma()
-    print()
-if glob:
-    print(f"- Both pools disabled at the end: pages_owned {glob[0]}, orphans {glob[1]}, handed_over {glob[2]} "
-          "(pages still referenced when their pool went away, freed by their last put).")
-PY
