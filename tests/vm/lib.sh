@@ -245,7 +245,7 @@ dmesg_n() {
 # Reads the log once (costly on the debug kernel); shows the first line.
 expect_refusals() {
 	local what=$1 mark=$2 l i n=0 on=0
-	local -A per=() said=()
+	local -A lines_of=() said=()
 
 	dmesg_lines
 	for l in "${DMESG_L[@]}"; do
@@ -255,13 +255,13 @@ expect_refusals() {
 		[ $n != 1 ] || ktap_diag "${l#*] }"
 		for i in "${!REF_SHOWN[@]}"; do
 			[[ $l == *"$what '${REF_SHOWN[i]}' refused"* ]] || continue
-			per[$i]=$((${per[$i]:-0} + 1))
+			lines_of[$i]=$((${lines_of[$i]:-0} + 1))
 			[[ $l != *"refused: ${REF_WHY[i]}"* ]] || said[$i]=1
 		done
 	done
 	[ $on = 1 ] || fail "kernel log marker '$mark' not found"
 	for i in "${!REF_SHOWN[@]}"; do
-		expect_eq "${per[$i]:-0}" 1 "error lines for '${REF_SHOWN[i]:0:64}'"
+		expect_eq "${lines_of[$i]:-0}" 1 "error lines for '${REF_SHOWN[i]:0:64}'"
 		expect_eq "${said[$i]:-0}" 1 "error line for '${REF_SHOWN[i]:0:64}' saying: ${REF_WHY[i]}"
 	done
 	expect_eq "$n" ${#REF_SHOWN[@]} "error lines for ${#REF_SHOWN[@]} refused values"
