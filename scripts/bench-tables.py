@@ -303,12 +303,76 @@ def xps_pktgen(m, bdir, boot):
     return out
 
 
+XPS_HOOKS = re.compile(r"^pktgen-pfifo_fast-hooks-(none|ftrace|tracepoints|both)-([0-9]+)\.txt$")
+ICOUNT_SHIFT = re.compile(r"-icount\s+shift=([0-9]+)")
+
+
+def xps_hooks(m, run, bdir, boot):
+    """The hooks alone (tests/hookcost), icount boot only: instructions per packet."""
+    runs = {}
+    for p in sorted(os.listdir(bdir)):
+        mm = XPS_HOOKS.match(p)
+        if mm:
+            runs.setdefault(mm.group(1), {})[int(mm.group(2))] = pktgen_pps(os.path.join(bdir, p))
+    if not runs:
+        return []
+    modes = ("none", "ftrace", "tracepoints", "both")
+    if sorted(runs) != sorted(modes) or len({tuple(sorted(r)) for r in runs.values()}) != 1:
+        raise NoMeasurement("raw/%s: hooks runs do not pair up (%s)"
+                            % (boot, ", ".join("%s %s" % (k, sorted(v)) for k, v in sorted(runs.items()))))
+    try:
+        cmd = open(os.path.join(run, "boots", boot + ".qemu"), encoding="utf-8").read()
+    except OSError:
+        cmd = ""
+    mm = ICOUNT_SHIFT.search(cmd.replace("\\,", ","))
+    if not mm:
+        raise NoMeasurement("boots/%s.qemu: hooks runs in a boot without -icount shift=N" % boot)
+    shift = int(mm.group(1))
+
+    def ipp(pps):
+        return int(round(1e9 / pps * (1 << shift)))
+
+    nrounds = len(runs["none"])
+    out = heading(m, "xps_flow: the hooks alone, from the raw pktgen results (boot %s)" % boot, boot)
+    out += ["tests/hookcost/xnet_hookcost.ko: an ftrace handler on netdev_core_pick_tx() with xps_flow's flags that "
+            "returns at once, and probes on net_dev_start_xmit and net_dev_xmit that return at once; no xps_flow "
+            "table anywhere, pfifo_fast, rounds of none, ftrace, tracepoints, both (raw/%s/pktgen-pfifo_fast-hooks-"
+            "MODE-N.txt). Instructions per packet = 10^9 / median packets per guest second x 2^%d (-icount shift=%d). "
+            "What they cost is what xps_flow pays before its own code runs; the last row is the rest of the "
+            "other-device cost (pfifo_fast other minus none, the table above): the device lookups in the handler "
+            "and the start probe." % (boot, shift, shift), "",
+            "| id | hooks (rounds) | median packets/s (guest time) | instructions per packet | vs none | spread of the runs | runs |",
+            "|---|---|---:|---:|---:|---:|---|"]
+    base = both = None
+    for mode in modes:
+        v = [runs[mode][i] for i in sorted(runs[mode])]
+        med = int(median(v))
+        i = ipp(med)
+        base = i if base is None else base
+        if mode == "both":
+            both = i - base
+        out.append("| xps-hooks-%s-%s | %s (%d) | %d | %d | +%d | %.2f%% | %s |" % (
+            boot, mode, mode, nrounds, med, i, i - base, 100.0 * (max(v) - min(v)) / min(v),
+            " ".join(str(x) for x in v)))
+    other = {}
+    for mode in ("none", "other"):
+        v = [pktgen_pps(os.path.join(bdir, p)) for p in sorted(os.listdir(bdir))
+             if re.match(r"^pktgen-pfifo_fast-%s-[0-9]+\.txt$" % mode, p)]
+        if v:
+            other[mode] = ipp(int(median(v)))
+    if len(other) == 2:
+        out.append("| xps-hooks-%s-rest | xps_flow on another device, minus both hooks | | | %+d | | |"
+                   % (boot, other["other"] - other["none"] - both))
+    return out + [""]
+
+
 def xps_tables(m, run):
     out = []
     for bdir in sorted(glob.glob(os.path.join(run, "raw", "*"))):
         boot = os.path.basename(bdir)
         out += xps_reorder(m, bdir, boot)
         out += xps_pktgen(m, bdir, boot)
+        out += xps_hooks(m, run, bdir, boot)
         res = {}
         for p in sorted(os.listdir(bdir)):
             mm = XPS_TCP.match(p)

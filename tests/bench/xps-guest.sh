@@ -90,26 +90,6 @@ perf_rows() {
 	echo "| kernel flow hash (__skb_get_hash*, __skb_flow_*, __siphash_*aligned) | $h0 | $h1 |"
 }
 
-# hooks_table OTHER: the hooks alone (hooks_block), next to what a device
-# without a table pays while another has one (OTHER instructions).
-hooks_table() {
-	local m r ipp ipp0 spread both
-	echo "The hooks alone, with nothing behind them (tests/hookcost/xnet_hookcost.ko: an ftrace handler on netdev_core_pick_tx() with xps_flow's flags that returns at once, and probes on net_dev_start_xmit and net_dev_xmit that return at once): no xps_flow table anywhere, pfifo_fast, rounds of none, ftrace, tracepoints, both. What they cost is what xps_flow pays before its own code runs; the last row is the rest of the other-device cost above: the device lookups in the handler and the start probe."
-	echo
-	echo "| hooks (rounds) | median packets/s (guest time) | instructions per packet | vs none | spread of the runs | runs |"
-	echo "|---|---:|---:|---:|---:|---|"
-	for m in none ftrace tracepoints both; do
-		# shellcheck disable=SC2086
-		r=$(pps_stat median ${PPS[pfifo_fast/hooks-$m]})
-		ipp=$(python3 -c "print('%.0f' % (1e9 / $r * (1 << ${BENCH_ICOUNT_SHIFT:-0})))")
-		[ $m != none ] || ipp0=$ipp
-		[ $m != both ] || both=$((ipp - ipp0))
-		# shellcheck disable=SC2086
-		spread=$(python3 -c 'import sys; v=[int(x) for x in sys.argv[1:]]; print("%.2f%%" % (100.0 * (max(v) - min(v)) / min(v)))' ${PPS[pfifo_fast/hooks-$m]})
-		echo "| $m ($ROUNDS) | $r | $ipp | +$((ipp - ipp0)) | $spread | ${PPS[pfifo_fast/hooks-$m]% } |"
-	done
-	echo "| xps_flow on another device, minus both hooks | | | +$(($1 - both)) | | |"
-}
 
 icount_tables() {
 	local qd n r0 r1 rr ipp0 ipp1 spread
@@ -159,8 +139,8 @@ icount_tables() {
 		fi
 	done
 	echo "| pfifo_fast ($ROUNDS) | other/none | $(ratio "$r0" "$r1") | +$((ipp1 - ipp0)) | | per round: ${RR[other]% }; **median $rr** |"
-	echo
-	hooks_table "$((ipp1 - ipp0))"
+	# The hooks alone (hooks_block): scripts/bench-tables.py's table, from
+	# the raw pktgen-pfifo_fast-hooks-*.txt files.
 	echo
 	fq_codel_note
 	echo
