@@ -29,13 +29,29 @@ DKMS_KHDR=/usr/src/linux-headers-$DKMS_KVER
 # TCG takes minutes; and the machine then has one kernel, as a guest would
 # (the package's postinst also builds for the newest kernel it finds). The
 # real tree is back when dkms_modules_restore runs (trap EXIT).
+# dkms takes the kernel's module suffix (.ko, or .ko.xz on Debian's 6.12)
+# from modules.dep, which every depmod rewrites from the modules it finds:
+# with none of the kernel's own in the copy, the first depmod after
+# dpkg -i left an empty modules.dep, and dkms then looked for .ko files
+# where its build holds .ko.xz and called the build "added" (seen on 6.12
+# only: 6.1's modules are not compressed). So the copy keeps one of the
+# kernel's own modules, the first modules.dep lists without dependencies
+# (its path: DKMS_KERNEL_MOD).
 dkms_modules_tmpfs() {
-	local keep d=/lib/modules/$DKMS_KVER
+	local keep d=/lib/modules/$DKMS_KVER one
 
 	keep=$(mktemp -d)
 	cp "$d"/modules.builtin* "$d"/modules.order "$d"/modules.dep "$keep/"
+	one=$(awk -F: '$2 == "" { print $1; exit }' "$d/modules.dep")
+	if [ -z "$one" ] || [ ! -f "$d/$one" ]; then
+		fail "no module without dependencies in $d/modules.dep"
+	fi
+	cp "$d/$one" "$keep/one"
 	mount -t tmpfs -o size=64m xnet-dkms /lib/modules
-	mkdir -p "$d"
+	mkdir -p "$d/$(dirname "$one")"
+	mv "$keep/one" "$d/$one"
+	# shellcheck disable=SC2034 # read by the tests
+	DKMS_KERNEL_MOD=$d/$one
 	cp "$keep"/* "$d/"
 	rm -rf "$keep"
 	ln -s "$DKMS_KHDR" "$d/build"
