@@ -95,7 +95,12 @@ boot() {
 	# printk.devkmsg=on: the markers written to /dev/kmsg must not be
 	# ratelimited. cryptomgr.notests: the crypto self-tests cost ~0.6 s of
 	# every TCG boot. panic=-1 + -no-reboot: a panic ends QEMU at once.
+	# nvme_core.multipath=N: the NVMe tests find a namespace as
+	# /dev/nvmeXn1 of its controller; on every boot, so that they share
+	# boots with the others (each boot of the debug kernel costs about a
+	# minute); nothing else loads nvme_core.
 	local cmdline="console=ttyS0 panic=-1 printk.devkmsg=on cryptomgr.notests=1"
+	cmdline+=" nvme_core.multipath=N"
 	cmdline+="${debug_append:+ $debug_append}${append:+ $append}"
 	echo "$repo/tests/vm/run.sh" >"$dir/res/runner"
 	: >"$dir/console.log"

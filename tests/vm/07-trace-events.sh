@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=600
+# vmtest: cpus=2 timeout=600
 #
 # The modules' own trace events (issue 29, point 6), each enabled in a
 # tracefs instance of its own and seen during the traffic that must cause

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900 baseline=1
+# vmtest: cpus=2 timeout=900 baseline=1
 # vmtest: nodebug="a baseline of the stock drivers: no project code"
 #
 # A baseline, not a test of the project (reported "# baseline", not counted

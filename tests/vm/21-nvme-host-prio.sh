@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900
+# vmtest: cpus=2 timeout=900
 # vmtest: nodebug="one connect, one path: the host path runs under churn in 23, 24, 27 and 31 here"
 #
 # nvme_tcp_prio (host): so_priority and per-endpoint rules, loaded before

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900
+# vmtest: cpus=2 timeout=900
 # vmtest: nodebug="one connect, one path: the target path runs under churn in 23, 24 and 27 here"
 #
 # nvmet_tcp_prio (target): so_priority and rules, loaded before the ports

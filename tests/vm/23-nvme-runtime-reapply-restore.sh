@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900
+# vmtest: cpus=2 timeout=900
 # vmtest: rt="the re-apply walk over live sockets and the restore at unload"
 #
 # Runtime writes of so_priority/rules re-apply to live sockets; rmmod

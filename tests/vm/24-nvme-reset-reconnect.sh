@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900
+# vmtest: cpus=2 timeout=900
 # vmtest: rt="the probe tagging sockets a kworker opens on reconnect"
 #
 # Sockets that the drivers create later are covered too (host 5, target 6):

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900
+# vmtest: cpus=2 timeout=900
 # vmtest: nodebug="a functional check (user sockets left alone): no kernel path of its own"
 #
 # User-space sockets are never touched, even on port 4420, while both

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900
+# vmtest: cpus=2 timeout=900
 # vmtest: nodebug="parameter parsing: the fuzz tier, KUnit and 60-fault-injection cover it with checkers"
 #
 # Bad so_priority / rules values, for both modules:

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900
+# vmtest: cpus=2 timeout=900
 # vmtest: rt="sockets torn down while every write walks the table"
 #
 # Sockets come and go while the parameters are rewritten (every write

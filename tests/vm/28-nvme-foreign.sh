@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900
+# vmtest: cpus=2 timeout=900
 # vmtest: nodebug="a functional check of the foreign-priority rule: its paths run in 23 and 27 here"
 #
 # Precedence against the in-tree nvmet_tcp.so_priority ("the last writer

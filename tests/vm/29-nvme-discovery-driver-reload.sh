@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900
+# vmtest: cpus=2 timeout=900
 #
 # A. Discovery controllers: "nvme discover" opens its own (short-lived)
 #    admin connection; with nvme_tcp_prio so_priority=3 and nvmet_tcp_prio

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 append="nvme_core.multipath=N" timeout=900 tcg=single
+# vmtest: cpus=2 timeout=900 tcg=single
 # vmtest: rt="module load during controller resets (the tracepoint's registration)"
 #
 # tcg=single (as 52): every insmod and rmmod patches the jump label of the

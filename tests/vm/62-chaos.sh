@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vmtest: cpus=2 mem=1536 timeout=900 append="nvme_core.multipath=N"
+# vmtest: cpus=2 mem=1536 timeout=900
 #
 # Chaos, bounded (CHAOS_STEPS steps, CHAOS_SECS seconds; the seed is
 # printed, and XNET_CHAOS_SEED in the test's environment replays it). Traffic all along:
