@@ -727,6 +727,19 @@ KUNIT_RUN = re.compile(r"^kunit-run([0-9]+)\.log$")
 
 
 def scale_tables(m, run):
+    out = scale_kunit(m, run)
+    # The guests' parts: each boot that ran must have sent its raw file.
+    if os.path.exists(os.path.join(run, "boots", "pp.out")):
+        out += scale_pp(m, run, "pp")
+    if os.path.exists(os.path.join(run, "boots", "xps.out")):
+        out += scale_xps(m, run, "xps")
+    if os.path.exists(os.path.join(run, "boots", "xps.out")) or \
+            os.path.exists(os.path.join(run, "raw", "host", "seeds.txt")):
+        out += scale_seeds(m, run)
+    return out
+
+
+def scale_kunit(m, run):
     hdir = os.path.join(run, "raw", "host")
     recs = []
     for p in sorted(os.listdir(hdir)) if os.path.isdir(hdir) else []:
@@ -780,6 +793,363 @@ def scale_tables(m, run):
     return out
 
 
+# ---- bench-scale, pp_frag: tests/bench/scale-pp-guest.sh's
+# raw/pp/scale-pp-raw.txt: "params pool= mb= counts=", then one line per
+# run, "N MODE RUN alloc= served= recycled= fresh= fallback= pages=
+# in_flight= conns= bytes= secs= refused=".
+def scale_pp(m, run, boot):
+    path = os.path.join(run, "raw", boot, "scale-pp-raw.txt")
+    if not os.path.exists(path):
+        raise NoMeasurement("raw/%s/scale-pp-raw.txt is missing (the pp_frag part did not finish)" % boot)
+    params, rows = None, []
+    try:
+        for line in open(path, encoding="utf-8"):
+            f = line.split()
+            if not f:
+                continue
+            if f[0] == "params":
+                params = pp_kv(f[1:])
+                continue
+            d = {k: float(v) for k, v in (kv.split("=", 1) for kv in f[3:])}
+            for k in ("alloc", "served", "recycled", "fresh", "fallback", "pages", "in_flight", "bytes", "secs"):
+                if k not in d:
+                    raise KeyError(k)
+            if not d["bytes"] or not d["secs"]:
+                raise NoMeasurement("raw/%s/scale-pp-raw.txt: %s sockets %s run %s moved no data" % (boot, f[0], f[1], f[2]))
+            rows.append((int(f[0]), f[1], int(f[2]), d))
+    except (KeyError, ValueError, IndexError) as e:
+        raise NoMeasurement("raw/%s/scale-pp-raw.txt: a bad line (%s)" % (boot, e))
+    if params is None or "pool" not in params:
+        raise NoMeasurement("raw/%s/scale-pp-raw.txt: no params line" % boot)
+    counts = [int(x) for x in params.get("counts", "").split(",") if x]
+    for n in counts:
+        for mode in ("off", "on"):
+            if not any(r[0] == n and r[1] == mode for r in rows):
+                raise NoMeasurement("raw/%s/scale-pp-raw.txt: no %s run with %d sockets" % (boot, mode, n))
+    if not rows:
+        raise NoMeasurement("raw/%s/scale-pp-raw.txt: no runs" % boot)
+    pool = int(params["pool"])
+    out = heading(m, "pp_frag: one sender, many sockets, one pooled device", boot)
+    out += ["One process sends over N TCP connections at once (16 KiB writes to each in turn) from netns ppa to ppb over "
+            "a veth pair; off: no pool on ppa0 (the kernel's own page frags), on: a pool of %d pages (32 KiB each). "
+            "Runs in the order off, on, on, off; the first on run starts with an empty pool. Page allocations: "
+            "/proc/vmstat pgalloc_* (both ends, base pages). Recycled: refills served by a pool page used before, "
+            "of all refills (served + fallback). Pool pages: the pool's size after the run (its bound: %d). Connects "
+            "retried: refused (RST) and tried again by the sender, at most 3 times each (raw/%s/scale-pp-raw.txt: "
+            "one line per run)." % (pool, pool, boot), ""]
+    out += ["| id | sockets | mode | run | MB/s | page allocs per GB | refills | recycled | fresh | fallback | pool pages "
+            "| in flight | connects retried |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for n, mode, r, d in rows:
+        gb = d["bytes"] / 2**30
+        refills = d["served"] + d["fallback"]
+        share = "%.1f %%" % (100 * d["recycled"] / refills) if refills else "-"
+        out.append("| scale-pp-%d-%s-r%d | %d | %s | %d | %.1f | %.0f | %d | %s | %d | %d | %d | %d | %d |" % (
+            n, mode, r, n, mode, r, d["bytes"] / 2**20 / d["secs"], d["alloc"] / gb, refills, share,
+            d["fresh"], d["fallback"], d["pages"], d["in_flight"], d.get("refused", 0)))
+    out.append("")
+    out += ["| id | sockets | throughput on/off | page allocs per GB on/off | recycled, warm on run | pool pages at most |",
+            "|---|---|---|---|---|---|"]
+
+    def rate(ds):
+        return sum(d["bytes"] for d in ds) / sum(d["secs"] for d in ds)
+
+    def apg(ds):
+        return sum(d["alloc"] for d in ds) / (sum(d["bytes"] for d in ds) / 2**30)
+
+    for n in sorted({r[0] for r in rows}):
+        on = [d for k, mode, r, d in rows if k == n and mode == "on"]
+        off = [d for k, mode, r, d in rows if k == n and mode == "off"]
+        if not on or not off:
+            raise NoMeasurement("raw/%s/scale-pp-raw.txt: %d sockets without an %s run" % (boot, n, "on" if not on else "off"))
+        warm = on[-1]
+        refills = warm["served"] + warm["fallback"]
+        share = "%.1f %%" % (100 * warm["recycled"] / refills) if refills else "-"
+        try:
+            out.append("| scale-pp-%d-on-off | %d | %.2fx | %.3fx | %s | %d |" % (
+                n, n, rate(on) / rate(off), apg(on) / apg(off), share, max(d["pages"] for d in on)))
+        except ZeroDivisionError:
+            raise NoMeasurement("raw/%s/scale-pp-raw.txt: %d sockets: no page allocation with the pool off" % (boot, n))
+    return out + [""]
+
+
+# ---- bench-scale, xps_flow: tests/bench/scale-xps-guest.sh's
+# raw/xps/scale-xps-raw.txt ("params entries= pkts= flows= rounds=", a line
+# per run, "end vmalloc_kb="), the icount shift from boots/xps.qemu, and
+# with the profile raw/xps/scale-xps-perf-N-MODE.txt (perf report).
+ICOUNT_SPEC = re.compile(r"-icount\s+(\S+)")
+PERF_LINE = re.compile(r"\s*[0-9.]+%\s+(\d+)\s+\[[k.]\]\s+(\S+)")
+# The kernel's flow hash: skb_get_hash() -> __skb_get_hash_net() ->
+# __skb_flow_dissect() and siphash of the keys (__siphash_(un)aligned);
+# other siphash users (IP IDs, route hashes: siphash_1u64 ...) are not it.
+PERF_GROUPS = [r"^xfl_", r"^xnet_xps_", r"^__skb_get_hash|^__skb_flow_|^__siphash_(un)?aligned$"]
+
+
+def icount_of(run, boot):
+    """(spec, ns per instruction) of a boot under -icount, from boots/BOOT.qemu."""
+    try:
+        cmd = open(os.path.join(run, "boots", boot + ".qemu"), encoding="utf-8").read().replace("\\,", ",")
+    except OSError:
+        cmd = ""
+    mm = ICOUNT_SPEC.search(cmd)
+    sh = re.match(r"shift=([0-9]+)(,|$)", mm.group(1)) if mm else None
+    if not sh:
+        raise NoMeasurement("boots/%s.qemu: no -icount shift=N (instruction counts need it)" % boot)
+    return mm.group(1), float(1 << int(sh.group(1)))
+
+
+def perf_report(path):
+    """A perf report's samples per symbol, and its idle (native_safe_halt) samples."""
+    per, idle = {}, 0
+    try:
+        for line in open(path, encoding="utf-8", errors="replace"):
+            mm = PERF_LINE.match(line)
+            if not mm:
+                continue
+            if re.search(r"safe_halt$", mm.group(2)):
+                idle += int(mm.group(1))
+                continue
+            per[mm.group(2)] = per.get(mm.group(2), 0) + int(mm.group(1))
+    except OSError as e:
+        raise NoMeasurement("%s: no perf report (%s)" % (path, e))
+    if not per:
+        raise NoMeasurement("%s: a perf report without samples" % path)
+    return per, idle
+
+
+def perf_groups(per):
+    """Samples in xps_flow's wrappers, its decision, the kernel flow hash; and all (but idle)."""
+    tot = [0] * len(PERF_GROUPS)
+    for sym, c in per.items():
+        for i, rx in enumerate(PERF_GROUPS):
+            if re.search(rx, sym):
+                tot[i] += c
+    return tot, sum(per.values())
+
+
+def sym_diff_rows(pre, a, b, total_label):
+    """Per symbol, on minus off: the 12 that changed most, the others, the total."""
+    diff = {k: b.get(k, 0.0) - a.get(k, 0.0) for k in set(a) | set(b)}
+    top = sorted(diff.items(), key=lambda kv: (-abs(kv[1]), kv[0]))[:12]
+    out = []
+    for k, v in top:
+        out.append("| %s-sym-%s | %s | %.0f | %.0f | %+.0f |" % (pre, k, k, a.get(k, 0.0), b.get(k, 0.0), v))
+    out.append("| %s-others | all other symbols | | | %+.0f |" % (pre, sum(diff.values()) - sum(v for _, v in top)))
+    out.append("| %s-total | %s | %.0f | %.0f | **%+.0f** |" % (pre, total_label, sum(a.values()), sum(b.values()),
+                                                                  sum(diff.values())))
+    return out
+
+
+def scale_xps(m, run, boot):
+    path = os.path.join(run, "raw", boot, "scale-xps-raw.txt")
+    if not os.path.exists(path):
+        raise NoMeasurement("raw/%s/scale-xps-raw.txt is missing (the xps_flow part did not finish)" % boot)
+    spec, ns = icount_of(run, boot)
+    params, end, runs = None, None, []
+    try:
+        for line in open(path, encoding="utf-8"):
+            f = line.split()
+            if not f:
+                continue
+            if f[0] == "params":
+                params = pp_kv(f[1:])
+                continue
+            if f[0] == "end":
+                end = pp_kv(f[1:])
+                continue
+            d = {k: int(v) for k, v in (kv.split("=", 1) for kv in f[3:])}
+            if not d["first_n"] or not d["steady_n"] or not d["first_us"] or not d["steady_us"]:
+                raise NoMeasurement("raw/%s/scale-xps-raw.txt: %s flows %s run %s: a pass without packets or time"
+                                    % (boot, f[0], f[1], f[2]))
+            d["ipp1"] = d["first_us"] * 1000.0 * ns / d["first_n"]
+            d["ipp2"] = d["steady_us"] * 1000.0 * ns / d["steady_n"]
+            for k in ("in_use", "vm_kb", "pages", "lookups", "moves", "held", "stale", "recorded", "expired"):
+                if k not in d:
+                    raise KeyError(k)
+            runs.append((int(f[0]), f[1], int(f[2]), d))
+        M, pkts = int(params["entries"]), int(params["pkts"])
+        flows = [int(x) for x in params["flows"].split(",") if x]
+        v_end = end["vmalloc_kb"]
+    except (KeyError, ValueError, IndexError, TypeError) as e:
+        raise NoMeasurement("raw/%s/scale-xps-raw.txt: a bad or missing line (%s)" % (boot, e))
+    for n in flows:
+        for mode in ("off", "on"):
+            if not any(r[0] == n and r[1] == mode for r in runs):
+                raise NoMeasurement("raw/%s/scale-xps-raw.txt: no %s run with %d flows" % (boot, mode, n))
+    counts = sorted({n for n, _, _, _ in runs})
+
+    def med(v):
+        return median(v) if v else float("nan")
+
+    def spread(v):
+        return "%.2f %%" % (100.0 * (max(v) - min(v)) / min(v)) if v else "-"
+
+    out = heading(m, "xps_flow: 1k to 1M flows through a table of %d entries (QEMU -icount)" % M, boot)
+    out += ["pktgen, 64-byte UDP from 10.99.0.1 to 10.99.0.2 on the BQL test NIC (xmit_mode queue_xmit: queue selection, "
+            "qdisc pfifo_fast, both xps_flow wrappers), N flows made by two port ranges stepped in sequence (N = A x P "
+            "destination x source ports, A a power of two and P odd: packets 1..N are N different flows). Steering off "
+            "(table 0: the device's own ops, stock XPS) and on (an empty table of %d entries allocated before each on run), "
+            "rounds of off, on, on, off. Each run: a **first pass** of N packets, each the first packet of its flow (with "
+            "steering on: a new entry), then a **steady pass** of %d packets over flows the first pass made (none a flow's "
+            "first packet). In a guest booted with `-icount %s` (single-threaded TCG, one CPU online), guest time advances "
+            "%g ns per guest instruction, so a pass's elapsed guest ns / packets are instructions per packet: everything "
+            "CPU 0 ran (pktgen, queue selection, qdisc, test NIC, tn1's receive path, interrupts), the same run after run "
+            "whatever the host does. **TCG models no caches and no TLB**: these are instructions only. On real hardware a "
+            "table of 2^20 x 8 bytes (8 MiB) with 1M live flows misses the caches and the TLB on most lookups (two per "
+            "packet: select and transmit wrappers), a cost in time that grows with the flow count and that this table "
+            "cannot show (raw/%s/scale-xps-raw.txt: one line per run)." % (M, pkts, spec, ns, boot), ""]
+    out += ["| id | flows | A x P | mode | run | first pass: packets | first pass: instructions per packet "
+            "| steady pass: instructions per packet |",
+            "|---|---:|---|---|---|---:|---:|---:|"]
+    for n, mode, r, d in runs:
+        a = n & -n
+        out.append("| scale-xps-%d-%s-r%d | %d | %d x %d | %s | %d | %d | %.1f | %.1f |" % (
+            n, mode, r, n, a, n // a, mode, r, d["first_n"], d["ipp1"], d["ipp2"]))
+    out.append("")
+    out += ["Per flow count: medians of the runs; overhead = on / off - 1 in instructions per packet (goal: under 2 % in "
+            "the steady pass, and flat from the smallest to the largest N); spread: (max - min) / min over the runs of a "
+            "mode and pass. Share of first packets: of all packets sent in a run, those that were a flow's first.", ""]
+    out += ["| id | flows | share of first packets in a run | first pass off | first pass on | first pass on - off "
+            "| steady off | steady on | steady on - off | **steady overhead** | goal < 2 % "
+            "| spread of the runs (steady off / on) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    summ = {}
+    for n in counts:
+        def g(mode, k):
+            return [d[k] for nn, mm, _, d in runs if nn == n and mm == mode]
+        f0, f1_ = med(g("off", "ipp1")), med(g("on", "ipp1"))
+        s0, s1 = med(g("off", "ipp2")), med(g("on", "ipp2"))
+        ov = 100.0 * (s1 / s0 - 1)
+        summ[n] = (s1 - s0, ov, f1_ - f0)
+        out.append("| scale-xps-%d-on-off | %d | %.2f %% | %.1f | %.1f | %+.1f | %.1f | %.1f | %+.1f | **%.2f %%** "
+                   "| %s | %s / %s |" % (
+                       n, n, 100.0 * n / (n + pkts), f0, f1_, f1_ - f0, s0, s1, s1 - s0, ov,
+                       "met" if ov < 2 else "NOT met", spread(g("off", "ipp2")), spread(g("on", "ipp2"))))
+    out.append("")
+    if len(counts) > 1:
+        lo, hi = counts[0], counts[-1]
+        out += ["| id | steady pass, %d vs %d flows | added instructions per packet (on - off) | overhead |" % (hi, lo),
+                "|---|---|---:|---:|",
+                "| scale-xps-steady-%d | %d flows | %+.1f | %.2f %% |" % (lo, lo, summ[lo][0], summ[lo][1]),
+                "| scale-xps-steady-%d | %d flows | %+.1f | %.2f %% |" % (hi, hi, summ[hi][0], summ[hi][1]),
+                "| scale-xps-steady-%d-vs-%d | %d / %d | %.3fx | |" % (
+                    hi, lo, hi, lo, summ[hi][0] / summ[lo][0] if summ[lo][0] else float("nan")), ""]
+
+    out += heading(m, "xps_flow: table occupancy, holds and memory at 1k to 1M flows", boot)
+    out += ["Per on run, after its first pass: `in_use` of xps_flow_stats counts the table's valid entries (table.c "
+            "xfl_entries_in_use()). An entry carries no flow tag: flows whose keys land in one slot share its entry, and "
+            "the module cannot tell them apart. Expected occupied slots for N flows hashed uniformly into M slots: "
+            "M(1 - (1 - 1/M)^N); flows sharing a slot: N - occupied. Other traffic on tn0 (ARP) may add an entry. "
+            "Counters: deltas of xps_flow_stats over the run's two passes (lookups: packets through the select wrapper; "
+            "held: moves held back while the old queue had bytes in flight). With one CPU online XPS proposes tx-0 for "
+            "every packet, so no flow has a reason to move here: held and moves measure nothing but that. Memory: the "
+            "table is one kvzalloc_node() of %d x 8-byte entries plus a 16-byte header (struct xfl_table: mask, "
+            "settling), above kmalloc's largest size, so vmalloc'ed; kvmalloc passes VM_ALLOW_HUGE_VMAP, and 6.1's "
+            "__vmalloc_node_range() then rounds an area of 2 MiB or more up to whole 2 MiB pages when it gets them. "
+            "Table pages: the area's `pages=` in /proc/vmallocinfo (the line of xfl_enable), x 4 KiB / entries = bytes "
+            "per entry; VmallocUsed: the /proc/meminfo delta over the table's write (anything else vmalloc'ed meanwhile "
+            "counts too)." % M, ""]
+    out += ["| id | flows | run | in_use (occupied) | expected occupied | flows sharing a slot | expected sharing "
+            "| share of flows sharing | lookups | other packets | recorded | held | held / lookups | moves | stale "
+            "| expired | table pages (4 KiB) | **bytes per entry** | VmallocUsed delta (kB) |",
+            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for n, mode, r, d in runs:
+        if mode != "on":
+            continue
+        exp = M * (1 - (1 - 1.0 / M) ** n)
+        sharing = n - d["in_use"]
+        out.append("| scale-xps-table-%d-r%d | %d | %d | %d | %.0f | %d | %.0f | %.2f %% | %d | %d | %d | %d "
+                   "| %.4f %% | %d | %d | %d | %d | **%.3f** | %d |" % (
+                       n, r, n, r, d["in_use"], exp, sharing, n - exp, 100.0 * sharing / n, d["lookups"],
+                       d["lookups"] - d["first_n"] - d["steady_n"], d["recorded"], d["held"],
+                       100.0 * d["held"] / d["lookups"] if d["lookups"] else 0, d["moves"], d["stale"],
+                       d["expired"], d["pages"], d["pages"] * 4096.0 / M, d["vm_kb"]))
+    out.append("")
+    out += ["After the last run (table 0): VmallocUsed %s kB." % v_end, ""]
+
+    # The profile (SCALE_XPS_PERF=1): one steady pass per mode at the smallest N.
+    prof = {}
+    for p in sorted(os.listdir(os.path.join(run, "raw", boot))):
+        mm = re.match(r"^scale-xps-perf-([0-9]+)-(off|on)\.txt$", p)
+        if mm:
+            prof[mm.group(2)] = (int(mm.group(1)), perf_report(os.path.join(run, "raw", boot, p))[0])
+    if not prof:
+        return out
+    if sorted(prof) != ["off", "on"] or prof["off"][0] != prof["on"][0]:
+        raise NoMeasurement("raw/%s: scale-xps-perf-N-MODE.txt of one mode only, or of two N" % boot)
+    out += heading(m, "xps_flow: instruction profile of a steady pass, steering off and on", boot)
+    out += ["Instruction profile of one steady pass (%d packets) per mode at the smallest N: `perf record -e "
+            "cpu-clock -c 20000 -C 0` samples every 20000 guest instructions, so a symbol's samples x 20000 / packets "
+            "are its instructions per packet (idle, `native_safe_halt`, left out; the profiled pass includes the "
+            "work around pktgen's run, so its total is above the unprofiled runs') (raw/%s/scale-xps-perf-N-MODE.txt: "
+            "perf report)." % (pkts, boot), ""]
+    out += ["| id | flows | mode | xps_flow wrappers (xfl_*) | decision (xnet_xps_*) | kernel flow hash | all but idle |",
+            "|---|---:|---|---:|---:|---:|---:|"]
+    sym = {}
+    for mode in ("off", "on"):
+        n, per = prof[mode]
+        tot, busy = perf_groups(per)
+        out.append("| scale-xps-profile-%d-%s | %d | %s | %s |" % (
+            n, mode, n, mode, " | ".join("%.0f" % (t * 20000 * ns / pkts) for t in tot + [busy])))
+        # Per symbol as the guest rounded it (two decimals) before the difference.
+        sym[mode] = {k: float("%.2f" % (c * 20000 * ns / pkts)) for k, c in per.items()}
+    out.append("")
+    out += ["Where the added instructions go (the same two profiled passes): per symbol, instructions per packet, "
+            "on minus off, the 12 symbols that changed most. perf's sampling interrupt (every 20000 guest "
+            "instructions, more often than every second packet) is part of these passes, and their totals differ by "
+            "more than the unprofiled runs' medians above: symbols outside xps_flow (the receive path's, page "
+            "clearing) move between the two passes for reasons of the profiled runs themselves; the xfl_* rows are "
+            "the wrappers' own instructions.", ""]
+    out += ["| id | symbol | off | on | on - off |", "|---|---|---:|---:|---:|"]
+    out += sym_diff_rows("scale-xps-profile-%d" % prof["on"][0], sym["off"], sym["on"], "**total (all but idle)**")
+    return out + [""]
+
+
+# ---- bench-scale, the host's seeds: tests/bench/scale-xps-seeds.c's
+# raw/host/seeds.txt ("params entries=M seeds=S", then per flow count
+# "flows=N occupied=O,O,...", one O per seed).
+def scale_seeds(m, run):
+    path = os.path.join(run, "raw", "host", "seeds.txt")
+    if not os.path.exists(path):
+        raise NoMeasurement("raw/host/seeds.txt is missing (the seeds program did not run)")
+    params, rows = None, []
+    try:
+        for line in open(path, encoding="utf-8"):
+            f = line.split()
+            if not f:
+                continue
+            kv = pp_kv(f[1:] if f[0] == "params" else f)
+            if f[0] == "params":
+                params = {k: int(v) for k, v in kv.items()}
+            else:
+                rows.append((int(kv["flows"]), sorted(int(x) for x in kv["occupied"].split(","))))
+        M, seeds = params["entries"], params["seeds"]
+    except (KeyError, ValueError, TypeError) as e:
+        raise NoMeasurement("raw/host/seeds.txt: a bad or missing line (%s)" % e)
+    if not rows or any(len(o) != seeds for _, o in rows):
+        raise NoMeasurement("raw/host/seeds.txt: no flow count, or not %d seeds each" % seeds)
+    out = heading(m, "xps_flow: the same flows under many seeds of the tuple key (host)", "host")
+    out += ["The same N flows (the guest's tuples) placed by xps_flow's own key function, `xnet_xps_key_v4()` of "
+            "xps_flow/decide.h, with the table's 2^20 mask, under %d random seeds on the host "
+            "(tests/bench/scale-xps-seeds.c; raw/host/seeds.txt: the occupied slots under each seed): occupied slots, "
+            "and the share of the N flows that share a slot with another. The guest above measured one seed. The key "
+            "is a multiply-add-shift hash, linear in the tuple's 32-bit words, and the flows are a grid of ports: the "
+            "spread over seeds, not the expected value, is what differs from a uniform hash." % seeds, ""]
+    out += ["| id | flows | uniform hash: expected occupied | seeds | occupied: min | median | max "
+            "| flows sharing a slot: at min | at median | at max | seeds worse than uniform |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for n, occ in rows:
+        e = 1.0
+        for _ in range(n):  # as the C program: the same rounding
+            e *= 1.0 - 1.0 / M
+        worse = sum(1 for o in occ if o < M * (1 - e) - 0.5)
+        lo, mid, hi = occ[0], occ[seeds // 2], occ[-1]
+        out.append("| scale-seeds-%d | %d | %.0f | %d | %d | %d | %d | %.2f %% | %.2f %% | %.2f %% | %d |" % (
+            n, n, M * (1 - e), seeds, lo, mid, hi, 100.0 * (n - lo) / n, 100.0 * (n - mid) / n,
+            100.0 * (n - hi) / n, worse))
+    return out + [""]
+
+
 GEN = {"nvme": nvme_tables, "xps": xps_tables, "pp": pp_tables, "scale": scale_tables}
 
 
@@ -799,10 +1169,6 @@ def main():
         print("bench-tables: a failed measurement: %s" % e, file=sys.stderr)
         return 1
     if not out:
-        # bench-scale without its KUnit part has nothing to generate yet.
-        if m.get("bench") == "scale":
-            print("<!-- run %s: no raw files of a generated table (KUnit part not run) -->" % m.get("run_id"))
-            return 0
         print("bench-tables: %s: no raw files to make a table of" % run, file=sys.stderr)
         return 1
     print("\n".join(out).rstrip("\n"))
