@@ -267,12 +267,42 @@ def xps_reorder(m, bdir, boot):
     return out
 
 
-def xps_pktgen(m, bdir, boot):
+def pktgen_runs(bdir):
+    """{(qdisc, mode): {run: packets/s}} of a boot's pktgen-QDISC-MODE-N.txt."""
     runs = {}
     for p in sorted(os.listdir(bdir)):
         mm = XPS_PKTGEN.match(p)
         if mm:
             runs.setdefault((mm.group(1), mm.group(2)), {})[int(mm.group(3))] = pktgen_pps(os.path.join(bdir, p))
+    return runs
+
+
+def pktgen_pair(runs, boot, qd, a, b):
+    """Runs of modes a and b of a block (rounds of a, b, b, a), in run order, and the per-round ratios b/a
+    (strings, as printed); None if neither ran."""
+    ra, rb = runs.get((qd, a)), runs.get((qd, b))
+    if ra is None and rb is None:
+        return None
+    if ra is None or rb is None or sorted(ra) != sorted(rb) or sorted(ra) != list(range(1, len(ra) + 1)) \
+            or len(ra) % 2:
+        raise NoMeasurement("raw/%s: pktgen runs of %s %s and %s do not pair up (%s vs %s)"
+                            % (boot, qd, a, b, sorted(ra or []), sorted(rb or [])))
+    va = [ra[i] for i in sorted(ra)]
+    vb = [rb[i] for i in sorted(rb)]
+    rounds = ["%.3f" % ((vb[i] + vb[i + 1]) / float(va[i] + va[i + 1])) for i in range(0, len(va), 2)]
+    return va, vb, rounds
+
+
+def pktgen_result(path):
+    """(microseconds elapsed, packets) of one pktgen run's result."""
+    mm = re.search(r"OK: ([0-9]+)\(c[0-9]+\+d[0-9]+\) usec, ([0-9]+) ", open(path, encoding="utf-8").read())
+    if not mm or not int(mm.group(2)):
+        raise NoMeasurement("%s: no pktgen result (usec, packets)" % path)
+    return int(mm.group(1)), int(mm.group(2))
+
+
+def xps_pktgen(m, bdir, boot):
+    runs = pktgen_runs(bdir)
     if not runs:
         return []
     out = heading(m, "xps_flow: datapath cost, pktgen packet rates from the raw pktgen results (boot %s)" % boot, boot)
@@ -282,16 +312,10 @@ def xps_pktgen(m, bdir, boot):
             "only." % boot, "",
             "| id | qdisc | mode | median packets/s | best packets/s | runs |", "|---|---|---|---:|---:|---|"]
     for qd, a, b in (("pfifo_fast", "off", "on"), ("fq_codel", "off", "on"), ("pfifo_fast", "none", "other")):
-        ra, rb = runs.get((qd, a)), runs.get((qd, b))
-        if ra is None and rb is None:
+        pair = pktgen_pair(runs, boot, qd, a, b)
+        if pair is None:
             continue
-        if ra is None or rb is None or sorted(ra) != sorted(rb) or sorted(ra) != list(range(1, len(ra) + 1)) \
-                or len(ra) % 2:
-            raise NoMeasurement("raw/%s: pktgen runs of %s %s and %s do not pair up (%s vs %s)"
-                                % (boot, qd, a, b, sorted(ra or []), sorted(rb or [])))
-        va = [ra[i] for i in sorted(ra)]
-        vb = [rb[i] for i in sorted(rb)]
-        rounds = ["%.3f" % ((vb[i] + vb[i + 1]) / float(va[i] + va[i + 1])) for i in range(0, len(va), 2)]
+        va, vb, rounds = pair
         for mode, v in ((a, va), (b, vb)):
             out.append("| xps-pps-%s-%s | %s | %s | %d | %d | %s |"
                        % (qd, mode, qd, mode, int(median(v)), max(v), " ".join(str(x) for x in v)))
@@ -366,13 +390,303 @@ def xps_hooks(m, run, bdir, boot):
     return out + [""]
 
 
+def is_icount(run, boot):
+    try:
+        return "-icount" in open(os.path.join(run, "boots", boot + ".qemu"), encoding="utf-8").read()
+    except OSError:
+        return False
+
+
+def ipp_of(pps, ns):
+    """Instructions per packet of a packet rate in guest time (as the guest printed it)."""
+    return "%.0f" % (1e9 / pps * ns)
+
+
+def spread_of(v):
+    return "%.2f%%" % (100.0 * (max(v) - min(v)) / min(v))
+
+
+def xps_ipp(m, run, bdir, boot):
+    """The icount boot's pktgen runs in instructions per packet: the qdiscs off vs on, and a device without a
+    table while another has one (none vs other)."""
+    runs = pktgen_runs(bdir)
+    if not runs:
+        return []
+    spec, ns = icount_of(run, boot)
+    first = sorted(p for p in os.listdir(bdir) if XPS_PKTGEN.match(p))[0]
+    pkts = pktgen_result(os.path.join(bdir, first))[1]
+    out = heading(m, "xps_flow: datapath cost in instructions (QEMU -icount), from the raw pktgen results (boot %s)"
+                  % boot, boot)
+    out += ["The same pktgen runs (%d packets of 64 bytes, 64 flows, queue_xmit; rounds of off, on, on, off), in a guest "
+            "booted with `-icount %s` (single-threaded TCG, one CPU online): guest time advances by %d ns per guest "
+            "instruction, so packets per guest second are 1e9 / (instructions per packet) and repeat run after run "
+            "whatever the host does. Instructions per packet counts everything CPU 0 executes during a run: pktgen, "
+            "queue selection, qdisc, the test NIC, the receive path into tn1's namespace, interrupts "
+            "(raw/%s/pktgen-QDISC-MODE-N.txt: /proc/net/pktgen/tn0 after run N; medians as int(median))."
+            % (pkts, spec, ns, boot), ""]
+
+    def block(qd, a, b, labels, ratio_label, pre):
+        pair = pktgen_pair(runs, boot, qd, a, b)
+        if pair is None:
+            raise NoMeasurement("raw/%s: no pktgen runs of %s %s and %s (an icount boot runs every block)"
+                                % (boot, qd, a, b))
+        va, vb, rounds = pair
+        n = len(va) // 2
+        r0, r1 = int(median(va)), int(median(vb))
+        i0, i1 = ipp_of(r0, ns), ipp_of(r1, ns)
+        rows = []
+        for mode, v, r, i in ((a, va, r0, i0), (b, vb, r1, i1)):
+            rows.append("| %s-%s | %s (%d) | %s | %d | %s | %s | %s |" % (
+                pre, mode, qd, n, labels[mode], r, i, spread_of(v), " ".join(str(x) for x in v)))
+        rows.append("| %s-%s-%s | %s (%d) | %s | %s | +%d | | per round: %s; **median %.3f** |" % (
+            pre, b, a, qd, n, ratio_label, "%.3f" % (r1 / float(r0)) if r0 else "n/a",
+            int(i1) - int(i0), " ".join(rounds), median([float(x) for x in rounds])))
+        return rows
+
+    out += ["| id | qdisc (rounds) | steering | median packets/s (guest time) | instructions per packet "
+            "| spread of the runs | runs |",
+            "|---|---|---|---:|---:|---:|---|"]
+    for qd in ("pfifo_fast", "fq_codel"):
+        out += block(qd, "off", "on", {"off": "off", "on": "on"}, "on/off", "xps-ipp-%s-%s" % (boot, qd))
+    out.append("")
+    out += ["A device without a table while another has one (xps_flow's hooks registered): tn0's table off, pfifo_fast, "
+            "rounds of none (no table anywhere), other (a table on a multi-queue dummy xo0), other, none.", ""]
+    out += ["| id | qdisc (rounds) | tables | median packets/s (guest time) | instructions per packet "
+            "| spread of the runs | runs |",
+            "|---|---|---|---:|---:|---:|---|"]
+    out += block("pfifo_fast", "none", "other", {"none": "none", "other": "on xo0 only"}, "other/none",
+                 "xps-ipp-%s-pfifo_fast" % boot)
+    return out + [""]
+
+
+def xps_fq_note(bdir, boot):
+    """Whether fq_codel's enqueue ever ran in its block, from tn0's qdisc stats after it (tc-fq_codel.txt)."""
+    path = os.path.join(bdir, "tc-fq_codel.txt")
+    if not os.path.exists(path):
+        if any(p.startswith("pktgen-fq_codel-") for p in os.listdir(bdir)):
+            raise NoMeasurement("raw/%s/tc-fq_codel.txt is missing (fq_codel's stats after its pktgen block)" % boot)
+        return []
+    txt = open(path, encoding="utf-8").read().rstrip("\n")
+    # One block per qdisc ("qdisc KIND ..." and its stats lines): the mq root
+    # sums its children, so only the fq_codel blocks count.
+    blocks = re.split(r"\n(?=qdisc )", txt)
+    fq = [b for b in blocks if b.startswith("qdisc fq_codel ")]
+    if not fq:
+        raise NoMeasurement("raw/%s/tc-fq_codel.txt: no fq_codel qdisc" % boot)
+    sent = sum(int(x) for b in fq for x in re.findall(r"Sent \d+ bytes (\d+) pkt", b))
+    nfc = sum(int(x) for b in fq for x in re.findall(r"new_flow_count (\d+)", b))
+    mp = max([int(x) for b in fq for x in re.findall(r"maxpacket (\d+)", b)] or [0])
+    return ["Check: in the fq_codel block tn0 had %d fq_codel children; they sent %d packets with new_flow_count %d and "
+            "maxpacket %d: %s (raw/%s/tc-fq_codel.txt)." % (
+                len(fq), sent, nfc, mp,
+                "fq_codel's enqueue (the only place it hashes) never ran, every packet took the empty-queue bypass"
+                if nfc == 0 and mp == 0 and sent > 0
+                else "fq_codel's enqueue ran for some packets (a flow entering an empty fq_codel flow queue counts once "
+                     "in new_flow_count); the others took the empty-queue bypass", boot), ""]
+
+
+PROFILE_ROWS = [("wrappers", "xps_flow wrappers (xfl_*)"), ("decision", "decision (xnet_xps_decide)"),
+                ("hash", "kernel flow hash (__skb_get_hash*, __skb_flow_*, __siphash_*aligned)")]
+
+
+def xps_profile(m, run, bdir, boot):
+    """BENCH_PERF=1: perf-QDISC-MODE.txt (perf report) and .pktgen (that run's pktgen result)."""
+    have = {}
+    for p in sorted(os.listdir(bdir)):
+        mm = re.match(r"^perf-(pfifo_fast|fq_codel)-(off|on)\.txt$", p)
+        if mm:
+            per, idle = perf_report(os.path.join(bdir, p))
+            pg = os.path.join(bdir, "perf-%s-%s.pktgen" % mm.groups())
+            if not os.path.exists(pg):
+                raise NoMeasurement("raw/%s/perf-%s-%s.pktgen is missing (the profiled run's pktgen result)"
+                                    % ((boot,) + mm.groups()))
+            tot, busy = perf_groups(per)
+            have[mm.groups()] = {"per": per, "idle": idle, "tot": tot, "busy": busy,
+                                 "pg": pktgen_result(pg)}
+    if not have:
+        return []
+    if not is_icount(run, boot):
+        want = [("pfifo_fast", "on"), ("fq_codel", "on")]
+        if sorted(have) != sorted(want):
+            raise NoMeasurement("raw/%s: profiles of %s; want pfifo_fast and fq_codel with steering on"
+                                % (boot, ", ".join("%s %s" % k for k in sorted(have))))
+        shares = {}
+        for k in want:
+            h = have[k]
+            shares[k] = ["%.2f" % (100.0 * t / h["busy"] if h["busy"] else 0) for t in h["tot"]]
+        out = heading(m, "xps_flow: where the time goes with steering on, from the raw perf reports (boot %s)" % boot,
+                      boot)
+        out += ["Where the time goes with steering on: one run of %d packets per qdisc under `perf record -e cpu-clock "
+                "-C 0` (CPU 0 sends and, through the test NIC, also receives); %% of its samples that are not idle "
+                "(`native_safe_halt`: waiting around pktgen's run). Samples are taken in guest time, so these shares do "
+                "not depend on the host's load. The kernel flow hash row is whoever still calls it (xps_flow only for "
+                "packets without a tuple key; pktgen's have one) (raw/%s/perf-QDISC-on.txt: perf report)."
+                % (have[want[0]]["pg"][1], boot), ""]
+        out += ["| id | where | pfifo_fast | fq_codel |", "|---|---|---:|---:|"]
+        for i, (rid, label) in enumerate(PROFILE_ROWS):
+            out.append("| xps-profile-%s-%s | %s | %s | %s |" % (boot, rid, label, shares[want[0]][i], shares[want[1]][i]))
+        own = ["%.2f" % (float(shares[k][0]) + float(shares[k][1])) for k in want]
+        out.append("| xps-profile-%s-own | **xps_flow's own cost (wrappers + decision)** | **%s** | **%s** |"
+                   % (boot, own[0], own[1]))
+        return out + [""]
+    _, ns = icount_of(run, boot)
+    cols = [(qd, mode) for qd in ("pfifo_fast", "fq_codel") for mode in ("off", "on")]
+    if sorted(have) != sorted(cols):
+        raise NoMeasurement("raw/%s: profiles of %s; want both qdiscs with steering off and on"
+                            % (boot, ", ".join("%s %s" % k for k in sorted(have))))
+    pkts = {k: have[k]["pg"][1] for k in cols}
+    v = {}
+    for k in cols:
+        h = have[k]
+        v[k] = ["%.0f" % (t * 20000 * ns / pkts[k]) for t in h["tot"] + [h["idle"], h["busy"]]]
+    out = heading(m, "xps_flow: instruction profile, from the raw perf reports (boot %s)" % boot, boot)
+    out += ["Instruction profile: `perf record -e cpu-clock -c 20000 -C 0` in the icount guest takes a sample every "
+            "20000 guest instructions (guest ns), so a symbol's samples x 20000 / packets are its instructions per "
+            "packet. One run of %d packets per qdisc and mode. Idle (the halt instruction, `native_safe_halt`) is the "
+            "guest time the CPU waited for a timer around pktgen's run (pktgen picks a run up and is polled for its "
+            "end in 100 ms steps); pktgen never sleeps during a run, so idle is left out of every other row and of the "
+            "packet rates above. The last row is the profiled run's own pktgen figure (ns per packet of its elapsed "
+            "time), slower than the unprofiled runs by what perf costs (raw/%s/perf-QDISC-MODE.txt: perf report; "
+            ".pktgen: that run's pktgen result)." % (pkts[cols[0]], boot), ""]
+    out += ["| id | where (instructions per packet) | pfifo_fast off | pfifo_fast on | fq_codel off | fq_codel on |",
+            "|---|---|---:|---:|---:|---:|"]
+    rows = [(rid, label, lambda x, i=i: x[i]) for i, (rid, label) in enumerate(PROFILE_ROWS)]
+    rows += [("idle", "idle (native_safe_halt), not counted", lambda x: x[3]),
+             ("other", "everything else CPU 0 ran", lambda x: "%d" % (int(x[4]) - int(x[0]) - int(x[1]) - int(x[2]))),
+             ("busy", "**all but idle**", lambda x: "**%s**" % x[4])]
+    for rid, label, f in rows:
+        out.append("| xps-profile-%s-%s | %s | %s |" % (boot, rid, label, " | ".join(f(v[k]) for k in cols)))
+    out.append("| xps-profile-%s-pktgen | pktgen's elapsed ns per packet (profiled run) | %s |" % (
+        boot, " | ".join("%.0f" % (have[k]["pg"][0] * 1000.0 / have[k]["pg"][1]) for k in cols)))
+    out.append("")
+    out += ["Where the extra instructions go: per symbol, samples x 20000 / packets, steering on minus off (one profiled "
+            "run each, idle left out; the symbols that changed most). The total is the profiles' own (all but idle), "
+            "next to the difference of the medians above.", ""]
+    runs = pktgen_runs(bdir)
+    for qd in ("pfifo_fast", "fq_codel"):
+        a = {k: c * 20000.0 * ns / pkts[(qd, "off")] for k, c in have[(qd, "off")]["per"].items()}
+        b = {k: c * 20000.0 * ns / pkts[(qd, "on")] for k, c in have[(qd, "on")]["per"].items()}
+        pre = "xps-profile-%s-%s" % (boot, qd)
+        out += ["| id | %s: symbol | off | on | on - off |" % qd, "|---|---|---:|---:|---:|"]
+        out += sym_diff_rows(pre, a, b, "**total, profiled runs (all but idle)**")
+        pair = pktgen_pair(runs, boot, qd, "off", "on")
+        if pair is None:
+            raise NoMeasurement("raw/%s: a profile of %s without its pktgen runs" % (boot, qd))
+        i0, i1 = 1e9 / float(int(median(pair[0]))) * ns, 1e9 / float(int(median(pair[1]))) * ns
+        out.append("| %s-medians | total, medians of the unprofiled runs | %.0f | %.0f | %+.0f |" % (pre, i0, i1, i1 - i0))
+        out.append("")
+    return out
+
+
+def xps_queues(m, bdir, boot):
+    """The many-queues boot (tests/bench/xps-queues-guest.sh): raw/BOOT/queues-raw.txt."""
+    path = os.path.join(bdir, "queues-raw.txt")
+    if not os.path.exists(path):
+        return []
+    params, rows = None, {}
+    try:
+        for line in open(path, encoding="utf-8"):
+            f = line.split()
+            if not f:
+                continue
+            if f[0] == "params":
+                params = pp_kv(f[1:])
+                continue
+            d = pp_kv(f)
+            for k in ("test", "reordered", "gaps", "used"):
+                d[k] = int(d[k])
+            for k in ("moves", "held"):
+                if d[k] != "-":
+                    int(d[k])
+            rows[int(d["nq"]), d["pace"], d["mode"]] = d
+        queues = [int(x) for x in params["queues"].split(",") if x]
+        paces = ["back-to-back"] + ["%sms" % x for x in params["gaps"].split(",") if x]
+        flows, bursts = params["flows"], params["bursts"]
+    except (KeyError, ValueError, TypeError) as e:
+        raise NoMeasurement("raw/%s/queues-raw.txt: a bad or missing line (%s)" % (boot, e))
+    out = heading(m, "xps_flow: many TX queues, 4 CPUs", boot)
+    out += ["%s flows (test header in raw IPv4/UDP frames on an AF_PACKET socket, a UDP source port each), %s bursts of "
+            "8 packets per flow, the sender moving over CPUs 0, 1, 2, 3 every burst. XPS: CPU c sends on the queues q "
+            "with q %% 4 = c (a queue of its set picked by the packet's hash); CPU 0's queues complete 40 ms late, CPU "
+            "2's 20 ms late, the others at once. sending: the bursts back to back, or the pause between two bursts. "
+            "Steering on: a 4096-entry table. queues used: TX queues that sent packets in the run; moves, held: "
+            "xps_flow_stats deltas (flows moved once their old queue drained, moves held back) "
+            "(raw/%s/queues-raw.txt: one line per run, tn0's wire counters)." % (flows, bursts, boot), ""]
+    out += ["| id | TX queues | sending | steering | packets on the wire | reordered | reordered % | gaps | queues used "
+            "| moves | held |",
+            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for nq in queues:
+        for pace in paces:
+            for mode in ("off", "on"):
+                d = rows.get((nq, pace, mode))
+                if d is None:
+                    raise NoMeasurement("raw/%s/queues-raw.txt: no run of %d queues, %s, steering %s"
+                                        % (boot, nq, pace, mode))
+                if not d["test"]:
+                    raise NoMeasurement("raw/%s/queues-raw.txt: %d queues, %s, steering %s: no packet on the wire"
+                                        % (boot, nq, pace, mode))
+                cell = pace if pace == "back-to-back" else pace[:-2] + " ms"
+                out.append("| xps-queues-%d-%s-%s | %d | %s | %s | %d | %d | %s | %d | %d of %d | %s | %s |" % (
+                    nq, pace, mode, nq, cell, mode, d["test"], d["reordered"], f1(100.0 * d["reordered"] / d["test"]),
+                    d["gaps"], d["used"], nq, d["moves"], d["held"]))
+    return out + [""]
+
+
+def xps_both(m, run, boots):
+    """Both boots' pktgen ratios side by side: the median of the per-round on/off ratios of each."""
+    cells = {}
+    used = []
+    for boot in boots:
+        bdir = os.path.join(run, "raw", boot)
+        runs = pktgen_runs(bdir)
+        kind = "icount" if is_icount(run, boot) else "wall"
+        for qd in ("pfifo_fast", "fq_codel"):
+            pair = pktgen_pair(runs, boot, qd, "off", "on")
+            if pair is None:
+                continue
+            if (qd, kind) in cells:
+                raise NoMeasurement("two %s boots with pktgen runs: %s" % (kind, ", ".join(used + [boot])))
+            cells[qd, kind] = "%.3f" % median([float(x) for x in pair[2]])
+            if boot not in used:
+                used.append(boot)
+    if not cells:
+        return []
+    dirty = " (dirty)" if m.get("dirty") == "1" else ""
+    out = ["### xps_flow: datapath cost, both measures", "",
+           "Run `%s`, commit `%s`%s, boots `%s`; generated by scripts/bench-tables.py from %s."
+           % (m.get("run_id", "?"), m.get("commit", "?")[:12], dirty, "`, `".join(used),
+              ", ".join("raw/%s/" % x for x in used)), ""]
+    out += ["pktgen packet rate on/off, median of the per-round ratios: wall clock under multi-threaded TCG (what the "
+            "host gave the guest) and guest instructions under -icount (the instruction-count ratio).", ""]
+    out += ["| id | qdisc | wall clock on/off | icount on/off |", "|---|---|---:|---:|"]
+    for qd in ("pfifo_fast", "fq_codel"):
+        if (qd, "wall") in cells or (qd, "icount") in cells:
+            out.append("| xps-both-%s | %s | %s | %s |" % (qd, qd, cells.get((qd, "wall"), "-"),
+                                                           cells.get((qd, "icount"), "-")))
+    return out + [""]
+
+
+def boots_in_order(m, run):
+    """The boots with raw files, in the order they ran (meta's boot.LABEL.vmtest lines), then any others."""
+    have = sorted(os.path.basename(b) for b in glob.glob(os.path.join(run, "raw", "*")))
+    ran = [k[len("boot."):-len(".vmtest")] for k in m if k.startswith("boot.") and k.endswith(".vmtest")]
+    return [b for b in ran if b in have] + [b for b in have if b not in ran]
+
+
 def xps_tables(m, run):
     out = []
-    for bdir in sorted(glob.glob(os.path.join(run, "raw", "*"))):
-        boot = os.path.basename(bdir)
+    boots = boots_in_order(m, run)
+    for boot in boots:
+        bdir = os.path.join(run, "raw", boot)
         out += xps_reorder(m, bdir, boot)
-        out += xps_pktgen(m, bdir, boot)
+        if is_icount(run, boot):
+            out += xps_ipp(m, run, bdir, boot)
+        else:
+            out += xps_pktgen(m, bdir, boot)
+        out += xps_fq_note(bdir, boot)
         out += xps_hooks(m, run, bdir, boot)
+        out += xps_profile(m, run, bdir, boot)
+        out += xps_queues(m, bdir, boot)
         res = {}
         for p in sorted(os.listdir(bdir)):
             mm = XPS_TCP.match(p)
@@ -392,7 +706,7 @@ def xps_tables(m, run):
             out.append("| xps-fwd-tcp-%s | steering %s | %s | %s |" % (mode, mode, mean[mode][0], mean[mode][1]))
         out.append("| xps-fwd-tcp-ratio | on/off | %s | |" % ratio(mean["off"][0], mean["on"][0]))
         out.append("")
-    return out
+    return out + xps_both(m, run, boots)
 
 
 # ---- bench-pp: tests/bench/pp-guest.sh's raw/<boot>/pp-raw.txt: one line
