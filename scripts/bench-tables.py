@@ -17,15 +17,19 @@
 #
 # Generated so far: bench-nvme's fio matrices (raw/<boot>/seed-*.json) and
 # its shaped-link and mqprio tables (raw/<boot>/fio-{shaped,mq}-*.json with
-# link-*.txt),
-# bench-xps's reordering (raw/<boot>/reorder-*.txt), pktgen packet rates
-# (raw/<boot>/pktgen-*.txt) and TCP through the forwarding path
-# (raw/<boot>/iperf-tcp-*.json),
+# link-*.txt); all of bench-xps's: reordering (raw/<boot>/reorder-*.txt),
+# pktgen packet rates (raw/<boot>/pktgen-*.txt; in an icount boot as
+# instructions per packet, with the hooks alone), both boots' ratios side
+# by side, the fq_codel check (tc-fq_codel.txt), the profiles
+# (perf-QDISC-MODE.txt and .pktgen), TCP through the forwarding path
+# (raw/<boot>/iperf-tcp-*.json) and the many-queues table
+# (raw/<boot>/queues-raw.txt);
 # all of bench-pp's (raw/<boot>/pp-raw.txt with the iperf-*.json it names:
 # TCP off vs on, pp_frag vs MSG_ZEROCOPY, each boot's DMA path and the boots'
-# DMA paths side by side), bench-scale's KUnit table (raw/host/kunit-run*.log).
-# The other tables of those benches are still printed by the guest (or, for
-# bench-scale's, made by its script).
+# DMA paths side by side); all of bench-scale's: KUnit (raw/host/kunit-run*.log),
+# pp_frag (raw/pp/scale-pp-raw.txt), xps_flow (raw/xps/scale-xps-raw.txt,
+# scale-xps-perf-*.txt) and the seeds (raw/host/seeds.txt).
+# bench-nvme's other tables are still printed by its guest.
 import functools
 import glob
 import json
