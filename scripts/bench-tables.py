@@ -309,8 +309,15 @@ def xps_pktgen(m, bdir, boot):
     runs = pktgen_runs(bdir)
     if not runs:
         return []
+    first = sorted(p for p in os.listdir(bdir) if XPS_PKTGEN.match(p))[0]
+    pkts = pktgen_result(os.path.join(bdir, first))[1]
     out = heading(m, "xps_flow: datapath cost, pktgen packet rates from the raw pktgen results (boot %s)" % boot, boot)
-    out += ["Rounds of A, B, B, A (raw/%s/pktgen-QDISC-MODE-N.txt: /proc/net/pktgen/tn0 after run N): per mode the "
+    out += ["pktgen, 64-byte UDP, 64 flows (random source port), xmit_mode queue_xmit (queue selection, qdisc and both "
+            "wrappers), %d packets per run, no completion delay. The host is shared: other load only ever slows a run "
+            "down. pfifo_fast and fq_codel (Debian's default qdisc): both bypass an empty queue (TCQ_F_CAN_BYPASS), so "
+            "fq_codel hashes only the packets it enqueues (the check below the table); pktgen's packets carry no hash, "
+            "so xps_flow keys them by their IP tuple." % pkts, "",
+            "Rounds of A, B, B, A (raw/%s/pktgen-QDISC-MODE-N.txt: /proc/net/pktgen/tn0 after run N): per mode the "
             "median and the best run; per round the ratio of B's two runs to A's two (neighbouring runs), and the "
             "median of those. off/on: tn0's table; none/other: no table anywhere vs a table on another device "
             "only." % boot, "",
