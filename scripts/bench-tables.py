@@ -1160,8 +1160,8 @@ def scale_pp(m, run, boot):
     counts = [int(x) for x in params.get("counts", "").split(",") if x]
     for n in counts:
         for mode in ("off", "on"):
-            if not any(r[0] == n and r[1] == mode for r in rows):
-                raise NoMeasurement("raw/%s/scale-pp-raw.txt: no %s run with %d sockets" % (boot, mode, n))
+            if sorted(r[2] for r in rows if r[0] == n and r[1] == mode) != [1, 2]:
+                raise NoMeasurement("raw/%s/scale-pp-raw.txt: not runs 1 and 2 %s with %d sockets" % (boot, mode, n))
     if not rows:
         raise NoMeasurement("raw/%s/scale-pp-raw.txt: no runs" % boot)
     pool = int(params["pool"])
@@ -1308,10 +1308,12 @@ def scale_xps(m, run, boot):
         v_end = end["vmalloc_kb"]
     except (KeyError, ValueError, IndexError, TypeError) as e:
         raise NoMeasurement("raw/%s/scale-xps-raw.txt: a bad or missing line (%s)" % (boot, e))
+    rounds = int(params.get("rounds", 0))
     for n in flows:
         for mode in ("off", "on"):
-            if not any(r[0] == n and r[1] == mode for r in runs):
-                raise NoMeasurement("raw/%s/scale-xps-raw.txt: no %s run with %d flows" % (boot, mode, n))
+            if sorted(r[2] for r in runs if r[0] == n and r[1] == mode) != list(range(1, 2 * rounds + 1)):
+                raise NoMeasurement("raw/%s/scale-xps-raw.txt: not runs 1 to %d %s with %d flows"
+                                    % (boot, 2 * rounds, mode, n))
     counts = sorted({n for n, _, _, _ in runs})
 
     def med(v):
