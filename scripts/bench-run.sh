@@ -43,7 +43,7 @@ bench_run_start() {
 	local bench=$1 quick=$2 v stamp
 	shift 2
 	stamp=$(date -u +%Y%m%dT%H%M%SZ)
-	BENCH_RUN_ID=$bench-$stamp$([ "$quick" = 1 ] && echo -quick)
+	BENCH_RUN_ID=$bench-$stamp$([ "$quick" != 1 ] || echo -quick)
 	BENCH_RUN=$root/build/bench/runs/$BENCH_RUN_ID
 	# Two runs of one bench in the same second: keep both.
 	[ ! -e "$BENCH_RUN" ] || { BENCH_RUN_ID+=-$$ && BENCH_RUN=$root/build/bench/runs/$BENCH_RUN_ID; }
@@ -78,7 +78,7 @@ bench_run_start() {
 	bench_meta loadavg_before "$(cat /proc/loadavg)"
 	# An early exit still leaves the status and the load after.
 	trap 'bench_run_exit $?' EXIT
-	ln -sfn "runs/$BENCH_RUN_ID" "$root/build/bench/$bench$([ "$quick" = 1 ] && echo -quick).run"
+	ln -sfn "runs/$BENCH_RUN_ID" "$root/build/bench/$bench$([ "$quick" != 1 ] || echo -quick).run"
 	echo "bench: run directory $BENCH_RUN" >&2
 }
 

@@ -17,15 +17,19 @@
 #
 # Generated so far: bench-nvme's fio matrices (raw/<boot>/seed-*.json) and
 # its shaped-link and mqprio tables (raw/<boot>/fio-{shaped,mq}-*.json with
-# link-*.txt),
-# bench-xps's reordering (raw/<boot>/reorder-*.txt), pktgen packet rates
-# (raw/<boot>/pktgen-*.txt) and TCP through the forwarding path
-# (raw/<boot>/iperf-tcp-*.json),
+# link-*.txt); all of bench-xps's: reordering (raw/<boot>/reorder-*.txt),
+# pktgen packet rates (raw/<boot>/pktgen-*.txt; in an icount boot as
+# instructions per packet, with the hooks alone), both boots' ratios side
+# by side, the fq_codel check (tc-fq_codel.txt), the profiles
+# (perf-QDISC-MODE.txt and .pktgen), TCP through the forwarding path
+# (raw/<boot>/iperf-tcp-*.json) and the many-queues table
+# (raw/<boot>/queues-raw.txt);
 # all of bench-pp's (raw/<boot>/pp-raw.txt with the iperf-*.json it names:
 # TCP off vs on, pp_frag vs MSG_ZEROCOPY, each boot's DMA path and the boots'
-# DMA paths side by side), bench-scale's KUnit table (raw/host/kunit-run*.log).
-# The other tables of those benches are still printed by the guest (or, for
-# bench-scale's, made by its script).
+# DMA paths side by side); all of bench-scale's: KUnit (raw/host/kunit-run*.log),
+# pp_frag (raw/pp/scale-pp-raw.txt), xps_flow (raw/xps/scale-xps-raw.txt,
+# scale-xps-perf-*.txt) and the seeds (raw/host/seeds.txt).
+# bench-nvme's other tables are still printed by its guest.
 import functools
 import glob
 import json
@@ -267,31 +271,62 @@ def xps_reorder(m, bdir, boot):
     return out
 
 
-def xps_pktgen(m, bdir, boot):
+def pktgen_runs(bdir):
+    """{(qdisc, mode): {run: packets/s}} of a boot's pktgen-QDISC-MODE-N.txt."""
     runs = {}
     for p in sorted(os.listdir(bdir)):
         mm = XPS_PKTGEN.match(p)
         if mm:
             runs.setdefault((mm.group(1), mm.group(2)), {})[int(mm.group(3))] = pktgen_pps(os.path.join(bdir, p))
+    return runs
+
+
+def pktgen_pair(runs, boot, qd, a, b):
+    """Runs of modes a and b of a block (rounds of a, b, b, a), in run order, and the per-round ratios b/a
+    (strings, as printed); None if neither ran."""
+    ra, rb = runs.get((qd, a)), runs.get((qd, b))
+    if ra is None and rb is None:
+        return None
+    if ra is None or rb is None or sorted(ra) != sorted(rb) or sorted(ra) != list(range(1, len(ra) + 1)) \
+            or len(ra) % 2:
+        raise NoMeasurement("raw/%s: pktgen runs of %s %s and %s do not pair up (%s vs %s)"
+                            % (boot, qd, a, b, sorted(ra or []), sorted(rb or [])))
+    va = [ra[i] for i in sorted(ra)]
+    vb = [rb[i] for i in sorted(rb)]
+    rounds = ["%.3f" % ((vb[i] + vb[i + 1]) / float(va[i] + va[i + 1])) for i in range(0, len(va), 2)]
+    return va, vb, rounds
+
+
+def pktgen_result(path):
+    """(microseconds elapsed, packets) of one pktgen run's result."""
+    mm = re.search(r"OK: ([0-9]+)\(c[0-9]+\+d[0-9]+\) usec, ([0-9]+) ", open(path, encoding="utf-8").read())
+    if not mm or not int(mm.group(2)):
+        raise NoMeasurement("%s: no pktgen result (usec, packets)" % path)
+    return int(mm.group(1)), int(mm.group(2))
+
+
+def xps_pktgen(m, bdir, boot):
+    runs = pktgen_runs(bdir)
     if not runs:
         return []
+    first = sorted(p for p in os.listdir(bdir) if XPS_PKTGEN.match(p))[0]
+    pkts = pktgen_result(os.path.join(bdir, first))[1]
     out = heading(m, "xps_flow: datapath cost, pktgen packet rates from the raw pktgen results (boot %s)" % boot, boot)
-    out += ["Rounds of A, B, B, A (raw/%s/pktgen-QDISC-MODE-N.txt: /proc/net/pktgen/tn0 after run N): per mode the "
+    out += ["pktgen, 64-byte UDP, 64 flows (random source port), xmit_mode queue_xmit (queue selection, qdisc and both "
+            "wrappers), %d packets per run, no completion delay. The host is shared: other load only ever slows a run "
+            "down. pfifo_fast and fq_codel (Debian's default qdisc): both bypass an empty queue (TCQ_F_CAN_BYPASS), so "
+            "fq_codel hashes only the packets it enqueues (the check below the table); pktgen's packets carry no hash, "
+            "so xps_flow keys them by their IP tuple." % pkts, "",
+            "Rounds of A, B, B, A (raw/%s/pktgen-QDISC-MODE-N.txt: /proc/net/pktgen/tn0 after run N): per mode the "
             "median and the best run; per round the ratio of B's two runs to A's two (neighbouring runs), and the "
             "median of those. off/on: tn0's table; none/other: no table anywhere vs a table on another device "
             "only." % boot, "",
             "| id | qdisc | mode | median packets/s | best packets/s | runs |", "|---|---|---|---:|---:|---|"]
     for qd, a, b in (("pfifo_fast", "off", "on"), ("fq_codel", "off", "on"), ("pfifo_fast", "none", "other")):
-        ra, rb = runs.get((qd, a)), runs.get((qd, b))
-        if ra is None and rb is None:
+        pair = pktgen_pair(runs, boot, qd, a, b)
+        if pair is None:
             continue
-        if ra is None or rb is None or sorted(ra) != sorted(rb) or sorted(ra) != list(range(1, len(ra) + 1)) \
-                or len(ra) % 2:
-            raise NoMeasurement("raw/%s: pktgen runs of %s %s and %s do not pair up (%s vs %s)"
-                                % (boot, qd, a, b, sorted(ra or []), sorted(rb or [])))
-        va = [ra[i] for i in sorted(ra)]
-        vb = [rb[i] for i in sorted(rb)]
-        rounds = ["%.3f" % ((vb[i] + vb[i + 1]) / float(va[i] + va[i + 1])) for i in range(0, len(va), 2)]
+        va, vb, rounds = pair
         for mode, v in ((a, va), (b, vb)):
             out.append("| xps-pps-%s-%s | %s | %s | %d | %d | %s |"
                        % (qd, mode, qd, mode, int(median(v)), max(v), " ".join(str(x) for x in v)))
@@ -366,33 +401,334 @@ def xps_hooks(m, run, bdir, boot):
     return out + [""]
 
 
+def is_icount(run, boot):
+    try:
+        return "-icount" in open(os.path.join(run, "boots", boot + ".qemu"), encoding="utf-8").read()
+    except OSError:
+        return False
+
+
+def ipp_of(pps, ns):
+    """Instructions per packet of a packet rate in guest time (as the guest printed it)."""
+    return "%.0f" % (1e9 / pps * ns)
+
+
+def spread_of(v):
+    return "%.2f%%" % (100.0 * (max(v) - min(v)) / min(v))
+
+
+def xps_ipp(m, run, bdir, boot):
+    """The icount boot's pktgen runs in instructions per packet: the qdiscs off vs on, and a device without a
+    table while another has one (none vs other)."""
+    runs = pktgen_runs(bdir)
+    if not runs:
+        return []
+    spec, ns = icount_of(run, boot)
+    first = sorted(p for p in os.listdir(bdir) if XPS_PKTGEN.match(p))[0]
+    pkts = pktgen_result(os.path.join(bdir, first))[1]
+    out = heading(m, "xps_flow: datapath cost in instructions (QEMU -icount), from the raw pktgen results (boot %s)"
+                  % boot, boot)
+    out += ["The same pktgen runs (%d packets of 64 bytes, 64 flows, queue_xmit; rounds of off, on, on, off), in a guest "
+            "booted with `-icount %s` (single-threaded TCG, one CPU online): guest time advances by %d ns per guest "
+            "instruction, so packets per guest second are 1e9 / (instructions per packet) and repeat run after run "
+            "whatever the host does. Instructions per packet counts everything CPU 0 executes during a run: pktgen, "
+            "queue selection, qdisc, the test NIC, the receive path into tn1's namespace, interrupts "
+            "(raw/%s/pktgen-QDISC-MODE-N.txt: /proc/net/pktgen/tn0 after run N; medians as int(median))."
+            % (pkts, spec, ns, boot), ""]
+
+    def block(qd, a, b, labels, ratio_label, pre):
+        pair = pktgen_pair(runs, boot, qd, a, b)
+        if pair is None:
+            raise NoMeasurement("raw/%s: no pktgen runs of %s %s and %s (an icount boot runs every block)"
+                                % (boot, qd, a, b))
+        va, vb, rounds = pair
+        n = len(va) // 2
+        r0, r1 = int(median(va)), int(median(vb))
+        i0, i1 = ipp_of(r0, ns), ipp_of(r1, ns)
+        rows = []
+        for mode, v, r, i in ((a, va, r0, i0), (b, vb, r1, i1)):
+            rows.append("| %s-%s | %s (%d) | %s | %d | %s | %s | %s |" % (
+                pre, mode, qd, n, labels[mode], r, i, spread_of(v), " ".join(str(x) for x in v)))
+        rows.append("| %s-%s-%s | %s (%d) | %s | %s | +%d | | per round: %s; **median %.3f** |" % (
+            pre, b, a, qd, n, ratio_label, "%.3f" % (r1 / float(r0)) if r0 else "n/a",
+            int(i1) - int(i0), " ".join(rounds), median([float(x) for x in rounds])))
+        return rows
+
+    out += ["| id | qdisc (rounds) | steering | median packets/s (guest time) | instructions per packet "
+            "| spread of the runs | runs |",
+            "|---|---|---|---:|---:|---:|---|"]
+    for qd in ("pfifo_fast", "fq_codel"):
+        out += block(qd, "off", "on", {"off": "off", "on": "on"}, "on/off", "xps-ipp-%s-%s" % (boot, qd))
+    out.append("")
+    out += ["A device without a table while another has one (xps_flow's hooks registered): tn0's table off, pfifo_fast, "
+            "rounds of none (no table anywhere), other (a table on a multi-queue dummy xo0), other, none.", ""]
+    out += ["| id | qdisc (rounds) | tables | median packets/s (guest time) | instructions per packet "
+            "| spread of the runs | runs |",
+            "|---|---|---|---:|---:|---:|---|"]
+    out += block("pfifo_fast", "none", "other", {"none": "none", "other": "on xo0 only"}, "other/none",
+                 "xps-ipp-%s-pfifo_fast" % boot)
+    return out + [""]
+
+
+def xps_fq_note(bdir, boot):
+    """Whether fq_codel's enqueue ever ran in its block, from tn0's qdisc stats after it (tc-fq_codel.txt)."""
+    path = os.path.join(bdir, "tc-fq_codel.txt")
+    if not os.path.exists(path):
+        if any(p.startswith("pktgen-fq_codel-") for p in os.listdir(bdir)):
+            raise NoMeasurement("raw/%s/tc-fq_codel.txt is missing (fq_codel's stats after its pktgen block)" % boot)
+        return []
+    txt = open(path, encoding="utf-8").read().rstrip("\n")
+    # One block per qdisc ("qdisc KIND ..." and its stats lines): the mq root
+    # sums its children, so only the fq_codel blocks count.
+    blocks = re.split(r"\n(?=qdisc )", txt)
+    fq = [b for b in blocks if b.startswith("qdisc fq_codel ")]
+    if not fq:
+        raise NoMeasurement("raw/%s/tc-fq_codel.txt: no fq_codel qdisc" % boot)
+    sent = sum(int(x) for b in fq for x in re.findall(r"Sent \d+ bytes (\d+) pkt", b))
+    nfc = sum(int(x) for b in fq for x in re.findall(r"new_flow_count (\d+)", b))
+    mp = max([int(x) for b in fq for x in re.findall(r"maxpacket (\d+)", b)] or [0])
+    return ["Check: in the fq_codel block tn0 had %d fq_codel children; they sent %d packets with new_flow_count %d and "
+            "maxpacket %d: %s (raw/%s/tc-fq_codel.txt)." % (
+                len(fq), sent, nfc, mp,
+                "fq_codel's enqueue (the only place it hashes) never ran, every packet took the empty-queue bypass"
+                if nfc == 0 and mp == 0 and sent > 0
+                else "fq_codel's enqueue ran for some packets (a flow entering an empty fq_codel flow queue counts once "
+                     "in new_flow_count); the others took the empty-queue bypass", boot), ""]
+
+
+PROFILE_ROWS = [("wrappers", "xps_flow wrappers (xfl_*)"), ("decision", "decision (xnet_xps_decide)"),
+                ("hash", "kernel flow hash (__skb_get_hash*, __skb_flow_*, __siphash_*aligned)")]
+
+
+def xps_profile(m, run, bdir, boot):
+    """BENCH_PERF=1: perf-QDISC-MODE.txt (perf report) and .pktgen (that run's pktgen result)."""
+    have = {}
+    for p in sorted(os.listdir(bdir)):
+        mm = re.match(r"^perf-(pfifo_fast|fq_codel)-(off|on)\.txt$", p)
+        if mm:
+            per, idle = perf_report(os.path.join(bdir, p))
+            pg = os.path.join(bdir, "perf-%s-%s.pktgen" % mm.groups())
+            if not os.path.exists(pg):
+                raise NoMeasurement("raw/%s/perf-%s-%s.pktgen is missing (the profiled run's pktgen result)"
+                                    % ((boot,) + mm.groups()))
+            tot, busy = perf_groups(per)
+            have[mm.groups()] = {"per": per, "idle": idle, "tot": tot, "busy": busy,
+                                 "pg": pktgen_result(pg)}
+    if not have:
+        return []
+    if not is_icount(run, boot):
+        want = [("pfifo_fast", "on"), ("fq_codel", "on")]
+        if sorted(have) != sorted(want):
+            raise NoMeasurement("raw/%s: profiles of %s; want pfifo_fast and fq_codel with steering on"
+                                % (boot, ", ".join("%s %s" % k for k in sorted(have))))
+        shares = {}
+        for k in want:
+            h = have[k]
+            shares[k] = ["%.2f" % (100.0 * t / h["busy"] if h["busy"] else 0) for t in h["tot"]]
+        out = heading(m, "xps_flow: where the time goes with steering on, from the raw perf reports (boot %s)" % boot,
+                      boot)
+        out += ["Where the time goes with steering on: one run of %d packets per qdisc under `perf record -e cpu-clock "
+                "-C 0` (CPU 0 sends and, through the test NIC, also receives); %% of its samples that are not idle "
+                "(`native_safe_halt`: waiting around pktgen's run). Samples are taken in guest time, so these shares do "
+                "not depend on the host's load. The kernel flow hash row is whoever still calls it (xps_flow only for "
+                "packets without a tuple key; pktgen's have one) (raw/%s/perf-QDISC-on.txt: perf report)."
+                % (have[want[0]]["pg"][1], boot), ""]
+        out += ["| id | where | pfifo_fast | fq_codel |", "|---|---|---:|---:|"]
+        for i, (rid, label) in enumerate(PROFILE_ROWS):
+            out.append("| xps-profile-%s-%s | %s | %s | %s |" % (boot, rid, label, shares[want[0]][i], shares[want[1]][i]))
+        own = ["%.2f" % (float(shares[k][0]) + float(shares[k][1])) for k in want]
+        out.append("| xps-profile-%s-own | **xps_flow's own cost (wrappers + decision)** | **%s** | **%s** |"
+                   % (boot, own[0], own[1]))
+        return out + [""]
+    _, ns = icount_of(run, boot)
+    cols = [(qd, mode) for qd in ("pfifo_fast", "fq_codel") for mode in ("off", "on")]
+    if sorted(have) != sorted(cols):
+        raise NoMeasurement("raw/%s: profiles of %s; want both qdiscs with steering off and on"
+                            % (boot, ", ".join("%s %s" % k for k in sorted(have))))
+    pkts = {k: have[k]["pg"][1] for k in cols}
+    v = {}
+    for k in cols:
+        h = have[k]
+        v[k] = ["%.0f" % (t * 20000 * ns / pkts[k]) for t in h["tot"] + [h["idle"], h["busy"]]]
+    out = heading(m, "xps_flow: instruction profile, from the raw perf reports (boot %s)" % boot, boot)
+    out += ["Instruction profile: `perf record -e cpu-clock -c 20000 -C 0` in the icount guest takes a sample every "
+            "20000 guest instructions (guest ns), so a symbol's samples x 20000 / packets are its instructions per "
+            "packet. One run of %d packets per qdisc and mode. Idle (the halt instruction, `native_safe_halt`) is the "
+            "guest time the CPU waited for a timer around pktgen's run (pktgen picks a run up and is polled for its "
+            "end in 100 ms steps); pktgen never sleeps during a run, so idle is left out of every other row and of the "
+            "packet rates above. The last row is the profiled run's own pktgen figure (ns per packet of its elapsed "
+            "time), slower than the unprofiled runs by what perf costs (raw/%s/perf-QDISC-MODE.txt: perf report; "
+            ".pktgen: that run's pktgen result)." % (pkts[cols[0]], boot), ""]
+    out += ["| id | where (instructions per packet) | pfifo_fast off | pfifo_fast on | fq_codel off | fq_codel on |",
+            "|---|---|---:|---:|---:|---:|"]
+    rows = [(rid, label, lambda x, i=i: x[i]) for i, (rid, label) in enumerate(PROFILE_ROWS)]
+    rows += [("idle", "idle (native_safe_halt), not counted", lambda x: x[3]),
+             ("other", "everything else CPU 0 ran", lambda x: "%d" % (int(x[4]) - int(x[0]) - int(x[1]) - int(x[2]))),
+             ("busy", "**all but idle**", lambda x: "**%s**" % x[4])]
+    for rid, label, f in rows:
+        out.append("| xps-profile-%s-%s | %s | %s |" % (boot, rid, label, " | ".join(f(v[k]) for k in cols)))
+    out.append("| xps-profile-%s-pktgen | pktgen's elapsed ns per packet (profiled run) | %s |" % (
+        boot, " | ".join("%.0f" % (have[k]["pg"][0] * 1000.0 / have[k]["pg"][1]) for k in cols)))
+    out.append("")
+    out += ["Where the extra instructions go: per symbol, samples x 20000 / packets, steering on minus off (one profiled "
+            "run each, idle left out; the symbols that changed most). The total is the profiles' own (all but idle), "
+            "next to the difference of the medians above.", ""]
+    runs = pktgen_runs(bdir)
+    for qd in ("pfifo_fast", "fq_codel"):
+        a = {k: c * 20000.0 * ns / pkts[(qd, "off")] for k, c in have[(qd, "off")]["per"].items()}
+        b = {k: c * 20000.0 * ns / pkts[(qd, "on")] for k, c in have[(qd, "on")]["per"].items()}
+        pre = "xps-profile-%s-%s" % (boot, qd)
+        out += ["| id | %s: symbol | off | on | on - off |" % qd, "|---|---|---:|---:|---:|"]
+        out += sym_diff_rows(pre, a, b, "**total, profiled runs (all but idle)**")
+        pair = pktgen_pair(runs, boot, qd, "off", "on")
+        if pair is None:
+            raise NoMeasurement("raw/%s: a profile of %s without its pktgen runs" % (boot, qd))
+        i0, i1 = 1e9 / float(int(median(pair[0]))) * ns, 1e9 / float(int(median(pair[1]))) * ns
+        out.append("| %s-medians | total, medians of the unprofiled runs | %.0f | %.0f | %+.0f |" % (pre, i0, i1, i1 - i0))
+        out.append("")
+    return out
+
+
+def xps_queues(m, bdir, boot):
+    """The many-queues boot (tests/bench/xps-queues-guest.sh): raw/BOOT/queues-raw.txt."""
+    path = os.path.join(bdir, "queues-raw.txt")
+    if not os.path.exists(path):
+        return []
+    params, rows = None, {}
+    try:
+        for line in open(path, encoding="utf-8"):
+            f = line.split()
+            if not f:
+                continue
+            if f[0] == "params":
+                params = pp_kv(f[1:])
+                continue
+            d = pp_kv(f)
+            for k in ("test", "reordered", "gaps", "used"):
+                d[k] = int(d[k])
+            for k in ("moves", "held"):
+                if d[k] != "-":
+                    int(d[k])
+            rows[int(d["nq"]), d["pace"], d["mode"]] = d
+        queues = [int(x) for x in params["queues"].split(",") if x]
+        paces = ["back-to-back"] + ["%sms" % x for x in params["gaps"].split(",") if x]
+        flows, bursts = params["flows"], params["bursts"]
+    except (KeyError, ValueError, TypeError) as e:
+        raise NoMeasurement("raw/%s/queues-raw.txt: a bad or missing line (%s)" % (boot, e))
+    out = heading(m, "xps_flow: many TX queues, 4 CPUs", boot)
+    out += ["%s flows (test header in raw IPv4/UDP frames on an AF_PACKET socket, a UDP source port each), %s bursts of "
+            "8 packets per flow, the sender moving over CPUs 0, 1, 2, 3 every burst. XPS: CPU c sends on the queues q "
+            "with q %% 4 = c (a queue of its set picked by the packet's hash); CPU 0's queues complete 40 ms late, CPU "
+            "2's 20 ms late, the others at once. sending: the bursts back to back, or the pause between two bursts. "
+            "Steering on: a 4096-entry table. queues used: TX queues that sent packets in the run; moves, held: "
+            "xps_flow_stats deltas (flows moved once their old queue drained, moves held back) "
+            "(raw/%s/queues-raw.txt: one line per run, tn0's wire counters)." % (flows, bursts, boot), ""]
+    out += ["| id | TX queues | sending | steering | packets on the wire | reordered | reordered % | gaps | queues used "
+            "| moves | held |",
+            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for nq in queues:
+        for pace in paces:
+            for mode in ("off", "on"):
+                d = rows.get((nq, pace, mode))
+                if d is None:
+                    raise NoMeasurement("raw/%s/queues-raw.txt: no run of %d queues, %s, steering %s"
+                                        % (boot, nq, pace, mode))
+                if not d["test"]:
+                    raise NoMeasurement("raw/%s/queues-raw.txt: %d queues, %s, steering %s: no packet on the wire"
+                                        % (boot, nq, pace, mode))
+                cell = pace if pace == "back-to-back" else pace[:-2] + " ms"
+                out.append("| xps-queues-%d-%s-%s | %d | %s | %s | %d | %d | %s | %d | %d of %d | %s | %s |" % (
+                    nq, pace, mode, nq, cell, mode, d["test"], d["reordered"], f1(100.0 * d["reordered"] / d["test"]),
+                    d["gaps"], d["used"], nq, d["moves"], d["held"]))
+    return out + [""]
+
+
+def xps_both(m, run, boots):
+    """Both boots' pktgen ratios side by side: the median of the per-round on/off ratios of each."""
+    cells = {}
+    used = []
+    for boot in boots:
+        bdir = os.path.join(run, "raw", boot)
+        runs = pktgen_runs(bdir)
+        kind = "icount" if is_icount(run, boot) else "wall"
+        for qd in ("pfifo_fast", "fq_codel"):
+            pair = pktgen_pair(runs, boot, qd, "off", "on")
+            if pair is None:
+                continue
+            if (qd, kind) in cells:
+                raise NoMeasurement("two %s boots with pktgen runs: %s" % (kind, ", ".join(used + [boot])))
+            cells[qd, kind] = "%.3f" % median([float(x) for x in pair[2]])
+            if boot not in used:
+                used.append(boot)
+    if not cells:
+        return []
+    dirty = " (dirty)" if m.get("dirty") == "1" else ""
+    out = ["### xps_flow: datapath cost, both measures", "",
+           "Run `%s`, commit `%s`%s, boots `%s`; generated by scripts/bench-tables.py from %s."
+           % (m.get("run_id", "?"), m.get("commit", "?")[:12], dirty, "`, `".join(used),
+              ", ".join("raw/%s/" % x for x in used)), ""]
+    out += ["pktgen packet rate on/off, median of the per-round ratios: wall clock under multi-threaded TCG (what the "
+            "host gave the guest) and guest instructions under -icount (the instruction-count ratio).", ""]
+    out += ["| id | qdisc | wall clock on/off | icount on/off |", "|---|---|---:|---:|"]
+    for qd in ("pfifo_fast", "fq_codel"):
+        if (qd, "wall") in cells or (qd, "icount") in cells:
+            out.append("| xps-both-%s | %s | %s | %s |" % (qd, qd, cells.get((qd, "wall"), "-"),
+                                                           cells.get((qd, "icount"), "-")))
+    return out + [""]
+
+
+def boots_in_order(m, run):
+    """The boots with raw files, in the order they ran (meta's boot.LABEL.vmtest lines), then any others."""
+    have = sorted(os.path.basename(b) for b in glob.glob(os.path.join(run, "raw", "*")))
+    ran = [k[len("boot."):-len(".vmtest")] for k in m if k.startswith("boot.") and k.endswith(".vmtest")]
+    return [b for b in ran if b in have] + [b for b in have if b not in ran]
+
+
 def xps_tables(m, run):
     out = []
-    for bdir in sorted(glob.glob(os.path.join(run, "raw", "*"))):
-        boot = os.path.basename(bdir)
+    boots = boots_in_order(m, run)
+    for boot in boots:
+        bdir = os.path.join(run, "raw", boot)
         out += xps_reorder(m, bdir, boot)
-        out += xps_pktgen(m, bdir, boot)
+        if is_icount(run, boot):
+            out += xps_ipp(m, run, bdir, boot)
+        else:
+            out += xps_pktgen(m, bdir, boot)
+        out += xps_fq_note(bdir, boot)
         out += xps_hooks(m, run, bdir, boot)
+        out += xps_profile(m, run, bdir, boot)
+        out += xps_queues(m, bdir, boot)
         res = {}
-        for p in sorted(os.listdir(bdir)):
+        secs = set()
+        for p in sorted(os.listdir(bdir), key=lambda p: [int(x) if x.isdigit() else x for x in re.split("([0-9]+)", p)]):
             mm = XPS_TCP.match(p)
             if mm:
-                res.setdefault(mm.group(1), []).append(iperf_result(os.path.join(bdir, p)))
+                g, rt = iperf_result(os.path.join(bdir, p))
+                # Rounded per run as the guest did, so both give the same cells.
+                res.setdefault(mm.group(1), []).append((float(f1(g)), rt))
+                try:
+                    secs.add("%g" % json.load(open(os.path.join(bdir, p), encoding="utf-8"))["start"]["test_start"]["duration"])
+                except (KeyError, TypeError):
+                    secs.add("?")
         if not res:
             continue
         if set(res) != {"off", "on"}:
             raise NoMeasurement("raw/%s: TCP runs of one mode only (%s)" % (boot, " ".join(res)))
         out += heading(m, "xps_flow: TCP through the forwarding path, from the raw iperf3 JSON (boot %s)" % boot, boot)
-        out += ["Mean of %d run(s) per mode (raw/%s/iperf-tcp-MODE-RUN.json); off: stock XPS, on: steering." % (len(res["off"]), boot), ""]
-        out += ["| id | | goodput Mbit/s | retransmits |", "|---|---|---:|---:|"]
+        out += ["iperf3 %s s from netns fwdsrc, forwarded by init_net onto tn0 (tx-0 completing 5 ms late) to tn1; the "
+                "client's threads moved between CPU 0 and 1 every 0.25 s (the forwarding CPU follows). Mean of %d runs, "
+                "order off, on, on, off; off: stock XPS, on: steering (raw/%s/iperf-tcp-MODE-RUN.json)."
+                % ("/".join(sorted(secs)), len(res["off"]), boot), ""]
+        out += ["| id | steering | goodput Mbit/s | retransmits (runs) |", "|---|---|---:|---|"]
         mean = {}
         for mode in ("off", "on"):
             rs = res[mode]
-            mean[mode] = (f1(sum(x[0] for x in rs) / len(rs)), f1(sum(x[1] for x in rs) / len(rs)))
-            out.append("| xps-fwd-tcp-%s | steering %s | %s | %s |" % (mode, mode, mean[mode][0], mean[mode][1]))
-        out.append("| xps-fwd-tcp-ratio | on/off | %s | |" % ratio(mean["off"][0], mean["on"][0]))
+            mean[mode] = f1(sum(x[0] for x in rs) / len(rs))
+            out.append("| xps-fwd-tcp-%s | %s | %s | %s |" % (mode, mode, mean[mode], ", ".join(str(x[1]) for x in rs)))
+        out.append("| xps-fwd-tcp-ratio | on/off | %s | |"
+                   % ("%.3f" % (float(mean["on"]) / float(mean["off"])) if float(mean["off"]) else "n/a"))
         out.append("")
-    return out
+    return out + xps_both(m, run, boots)
 
 
 # ---- bench-pp: tests/bench/pp-guest.sh's raw/<boot>/pp-raw.txt: one line
@@ -727,6 +1063,19 @@ KUNIT_RUN = re.compile(r"^kunit-run([0-9]+)\.log$")
 
 
 def scale_tables(m, run):
+    out = scale_kunit(m, run)
+    # The guests' parts: each boot that ran must have sent its raw file.
+    if os.path.exists(os.path.join(run, "boots", "pp.out")):
+        out += scale_pp(m, run, "pp")
+    if os.path.exists(os.path.join(run, "boots", "xps.out")):
+        out += scale_xps(m, run, "xps")
+    if os.path.exists(os.path.join(run, "boots", "xps.out")) or \
+            os.path.exists(os.path.join(run, "raw", "host", "seeds.txt")):
+        out += scale_seeds(m, run)
+    return out
+
+
+def scale_kunit(m, run):
     hdir = os.path.join(run, "raw", "host")
     recs = []
     for p in sorted(os.listdir(hdir)) if os.path.isdir(hdir) else []:
@@ -780,6 +1129,365 @@ def scale_tables(m, run):
     return out
 
 
+# ---- bench-scale, pp_frag: tests/bench/scale-pp-guest.sh's
+# raw/pp/scale-pp-raw.txt: "params pool= mb= counts=", then one line per
+# run, "N MODE RUN alloc= served= recycled= fresh= fallback= pages=
+# in_flight= conns= bytes= secs= refused=".
+def scale_pp(m, run, boot):
+    path = os.path.join(run, "raw", boot, "scale-pp-raw.txt")
+    if not os.path.exists(path):
+        raise NoMeasurement("raw/%s/scale-pp-raw.txt is missing (the pp_frag part did not finish)" % boot)
+    params, rows = None, []
+    try:
+        for line in open(path, encoding="utf-8"):
+            f = line.split()
+            if not f:
+                continue
+            if f[0] == "params":
+                params = pp_kv(f[1:])
+                continue
+            d = {k: float(v) for k, v in (kv.split("=", 1) for kv in f[3:])}
+            for k in ("alloc", "served", "recycled", "fresh", "fallback", "pages", "in_flight", "bytes", "secs"):
+                if k not in d:
+                    raise KeyError(k)
+            if not d["bytes"] or not d["secs"]:
+                raise NoMeasurement("raw/%s/scale-pp-raw.txt: %s sockets %s run %s moved no data" % (boot, f[0], f[1], f[2]))
+            rows.append((int(f[0]), f[1], int(f[2]), d))
+    except (KeyError, ValueError, IndexError) as e:
+        raise NoMeasurement("raw/%s/scale-pp-raw.txt: a bad line (%s)" % (boot, e))
+    if params is None or "pool" not in params:
+        raise NoMeasurement("raw/%s/scale-pp-raw.txt: no params line" % boot)
+    counts = [int(x) for x in params.get("counts", "").split(",") if x]
+    for n in counts:
+        for mode in ("off", "on"):
+            if sorted(r[2] for r in rows if r[0] == n and r[1] == mode) != [1, 2]:
+                raise NoMeasurement("raw/%s/scale-pp-raw.txt: not runs 1 and 2 %s with %d sockets" % (boot, mode, n))
+    if not rows:
+        raise NoMeasurement("raw/%s/scale-pp-raw.txt: no runs" % boot)
+    pool = int(params["pool"])
+    out = heading(m, "pp_frag: one sender, many sockets, one pooled device", boot)
+    out += ["One process sends over N TCP connections at once (16 KiB writes to each in turn) from netns ppa to ppb over "
+            "a veth pair; off: no pool on ppa0 (the kernel's own page frags), on: a pool of %d pages (32 KiB each). "
+            "Runs in the order off, on, on, off; the first on run starts with an empty pool. Page allocations: "
+            "/proc/vmstat pgalloc_* (both ends, base pages). Recycled: refills served by a pool page used before, "
+            "of all refills (served + fallback). Pool pages: the pool's size after the run (its bound: %d). Connects "
+            "retried: refused (RST) and tried again by the sender, at most 3 times each (raw/%s/scale-pp-raw.txt: "
+            "one line per run)." % (pool, pool, boot), ""]
+    out += ["| id | sockets | mode | run | MB/s | page allocs per GB | refills | recycled | fresh | fallback | pool pages "
+            "| in flight | connects retried |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for n, mode, r, d in rows:
+        gb = d["bytes"] / 2**30
+        refills = d["served"] + d["fallback"]
+        share = "%.1f %%" % (100 * d["recycled"] / refills) if refills else "-"
+        out.append("| scale-pp-%d-%s-r%d | %d | %s | %d | %.1f | %.0f | %d | %s | %d | %d | %d | %d | %d |" % (
+            n, mode, r, n, mode, r, d["bytes"] / 2**20 / d["secs"], d["alloc"] / gb, refills, share,
+            d["fresh"], d["fallback"], d["pages"], d["in_flight"], d.get("refused", 0)))
+    out.append("")
+    out += ["| id | sockets | throughput on/off | page allocs per GB on/off | recycled, warm on run | pool pages at most |",
+            "|---|---|---|---|---|---|"]
+
+    def rate(ds):
+        return sum(d["bytes"] for d in ds) / sum(d["secs"] for d in ds)
+
+    def apg(ds):
+        return sum(d["alloc"] for d in ds) / (sum(d["bytes"] for d in ds) / 2**30)
+
+    for n in sorted({r[0] for r in rows}):
+        on = [d for k, mode, r, d in rows if k == n and mode == "on"]
+        off = [d for k, mode, r, d in rows if k == n and mode == "off"]
+        if not on or not off:
+            raise NoMeasurement("raw/%s/scale-pp-raw.txt: %d sockets without an %s run" % (boot, n, "on" if not on else "off"))
+        warm = on[-1]
+        refills = warm["served"] + warm["fallback"]
+        share = "%.1f %%" % (100 * warm["recycled"] / refills) if refills else "-"
+        try:
+            out.append("| scale-pp-%d-on-off | %d | %.2fx | %.3fx | %s | %d |" % (
+                n, n, rate(on) / rate(off), apg(on) / apg(off), share, max(d["pages"] for d in on)))
+        except ZeroDivisionError:
+            raise NoMeasurement("raw/%s/scale-pp-raw.txt: %d sockets: no page allocation with the pool off" % (boot, n))
+    return out + [""]
+
+
+# ---- bench-scale, xps_flow: tests/bench/scale-xps-guest.sh's
+# raw/xps/scale-xps-raw.txt ("params entries= pkts= flows= rounds=", a line
+# per run, "end vmalloc_kb="), the icount shift from boots/xps.qemu, and
+# with the profile raw/xps/scale-xps-perf-N-MODE.txt (perf report).
+ICOUNT_SPEC = re.compile(r"-icount\s+(\S+)")
+PERF_LINE = re.compile(r"\s*[0-9.]+%\s+(\d+)\s+\[[k.]\]\s+(\S+)")
+# The kernel's flow hash: skb_get_hash() -> __skb_get_hash_net() ->
+# __skb_flow_dissect() and siphash of the keys (__siphash_(un)aligned);
+# other siphash users (IP IDs, route hashes: siphash_1u64 ...) are not it.
+PERF_GROUPS = [r"^xfl_", r"^xnet_xps_", r"^__skb_get_hash|^__skb_flow_|^__siphash_(un)?aligned$"]
+
+
+def icount_of(run, boot):
+    """(spec, ns per instruction) of a boot under -icount, from boots/BOOT.qemu."""
+    try:
+        cmd = open(os.path.join(run, "boots", boot + ".qemu"), encoding="utf-8").read().replace("\\,", ",")
+    except OSError:
+        cmd = ""
+    mm = ICOUNT_SPEC.search(cmd)
+    sh = re.match(r"shift=([0-9]+)(,|$)", mm.group(1)) if mm else None
+    if not sh:
+        raise NoMeasurement("boots/%s.qemu: no -icount shift=N (instruction counts need it)" % boot)
+    return mm.group(1), float(1 << int(sh.group(1)))
+
+
+def perf_report(path):
+    """A perf report's samples per symbol, and its idle (native_safe_halt) samples."""
+    per, idle = {}, 0
+    try:
+        for line in open(path, encoding="utf-8", errors="replace"):
+            mm = PERF_LINE.match(line)
+            if not mm:
+                continue
+            if re.search(r"safe_halt$", mm.group(2)):
+                idle += int(mm.group(1))
+                continue
+            per[mm.group(2)] = per.get(mm.group(2), 0) + int(mm.group(1))
+    except OSError as e:
+        raise NoMeasurement("%s: no perf report (%s)" % (path, e))
+    if not per:
+        raise NoMeasurement("%s: a perf report without samples" % path)
+    return per, idle
+
+
+def perf_groups(per):
+    """Samples in xps_flow's wrappers, its decision, the kernel flow hash; and all (but idle)."""
+    tot = [0] * len(PERF_GROUPS)
+    for sym, c in per.items():
+        for i, rx in enumerate(PERF_GROUPS):
+            if re.search(rx, sym):
+                tot[i] += c
+    return tot, sum(per.values())
+
+
+def sym_diff_rows(pre, a, b, total_label):
+    """Per symbol, on minus off: the 12 that changed most, the others, the total."""
+    diff = {k: b.get(k, 0.0) - a.get(k, 0.0) for k in set(a) | set(b)}
+    top = sorted(diff.items(), key=lambda kv: (-abs(kv[1]), kv[0]))[:12]
+    out = []
+    for k, v in top:
+        out.append("| %s-sym-%s | %s | %.0f | %.0f | %+.0f |" % (pre, k, k, a.get(k, 0.0), b.get(k, 0.0), v))
+    out.append("| %s-others | all other symbols | | | %+.0f |" % (pre, sum(diff.values()) - sum(v for _, v in top)))
+    out.append("| %s-total | %s | %.0f | %.0f | **%+.0f** |" % (pre, total_label, sum(a.values()), sum(b.values()),
+                                                                  sum(diff.values())))
+    return out
+
+
+def scale_xps(m, run, boot):
+    path = os.path.join(run, "raw", boot, "scale-xps-raw.txt")
+    if not os.path.exists(path):
+        raise NoMeasurement("raw/%s/scale-xps-raw.txt is missing (the xps_flow part did not finish)" % boot)
+    spec, ns = icount_of(run, boot)
+    params, end, runs = None, None, []
+    try:
+        for line in open(path, encoding="utf-8"):
+            f = line.split()
+            if not f:
+                continue
+            if f[0] == "params":
+                params = pp_kv(f[1:])
+                continue
+            if f[0] == "end":
+                end = pp_kv(f[1:])
+                continue
+            d = {k: int(v) for k, v in (kv.split("=", 1) for kv in f[3:])}
+            if not d["first_n"] or not d["steady_n"] or not d["first_us"] or not d["steady_us"]:
+                raise NoMeasurement("raw/%s/scale-xps-raw.txt: %s flows %s run %s: a pass without packets or time"
+                                    % (boot, f[0], f[1], f[2]))
+            d["ipp1"] = d["first_us"] * 1000.0 * ns / d["first_n"]
+            d["ipp2"] = d["steady_us"] * 1000.0 * ns / d["steady_n"]
+            for k in ("in_use", "vm_kb", "pages", "lookups", "moves", "held", "stale", "recorded", "expired"):
+                if k not in d:
+                    raise KeyError(k)
+            runs.append((int(f[0]), f[1], int(f[2]), d))
+        M, pkts = int(params["entries"]), int(params["pkts"])
+        flows = [int(x) for x in params["flows"].split(",") if x]
+        v_end = end["vmalloc_kb"]
+    except (KeyError, ValueError, IndexError, TypeError) as e:
+        raise NoMeasurement("raw/%s/scale-xps-raw.txt: a bad or missing line (%s)" % (boot, e))
+    rounds = int(params.get("rounds", 0))
+    for n in flows:
+        for mode in ("off", "on"):
+            if sorted(r[2] for r in runs if r[0] == n and r[1] == mode) != list(range(1, 2 * rounds + 1)):
+                raise NoMeasurement("raw/%s/scale-xps-raw.txt: not runs 1 to %d %s with %d flows"
+                                    % (boot, 2 * rounds, mode, n))
+    counts = sorted({n for n, _, _, _ in runs})
+
+    def med(v):
+        return median(v) if v else float("nan")
+
+    def spread(v):
+        return "%.2f %%" % (100.0 * (max(v) - min(v)) / min(v)) if v else "-"
+
+    out = heading(m, "xps_flow: 1k to 1M flows through a table of %d entries (QEMU -icount)" % M, boot)
+    out += ["pktgen, 64-byte UDP from 10.99.0.1 to 10.99.0.2 on the BQL test NIC (xmit_mode queue_xmit: queue selection, "
+            "qdisc pfifo_fast, both xps_flow wrappers), N flows made by two port ranges stepped in sequence (N = A x P "
+            "destination x source ports, A a power of two and P odd: packets 1..N are N different flows). Steering off "
+            "(table 0: the device's own ops, stock XPS) and on (an empty table of %d entries allocated before each on run), "
+            "rounds of off, on, on, off. Each run: a **first pass** of N packets, each the first packet of its flow (with "
+            "steering on: a new entry), then a **steady pass** of %d packets over flows the first pass made (none a flow's "
+            "first packet). In a guest booted with `-icount %s` (single-threaded TCG, one CPU online), guest time advances "
+            "%g ns per guest instruction, so a pass's elapsed guest ns / packets are instructions per packet: everything "
+            "CPU 0 ran (pktgen, queue selection, qdisc, test NIC, tn1's receive path, interrupts), the same run after run "
+            "whatever the host does. **TCG models no caches and no TLB**: these are instructions only. On real hardware a "
+            "table of 2^20 x 8 bytes (8 MiB) with 1M live flows misses the caches and the TLB on most lookups (two per "
+            "packet: select and transmit wrappers), a cost in time that grows with the flow count and that this table "
+            "cannot show (raw/%s/scale-xps-raw.txt: one line per run)." % (M, pkts, spec, ns, boot), ""]
+    out += ["| id | flows | A x P | mode | run | first pass: packets | first pass: instructions per packet "
+            "| steady pass: instructions per packet |",
+            "|---|---:|---|---|---|---:|---:|---:|"]
+    for n, mode, r, d in runs:
+        a = n & -n
+        out.append("| scale-xps-%d-%s-r%d | %d | %d x %d | %s | %d | %d | %.1f | %.1f |" % (
+            n, mode, r, n, a, n // a, mode, r, d["first_n"], d["ipp1"], d["ipp2"]))
+    out.append("")
+    out += ["Per flow count: medians of the runs; overhead = on / off - 1 in instructions per packet (goal: under 2 % in "
+            "the steady pass, and flat from the smallest to the largest N); spread: (max - min) / min over the runs of a "
+            "mode and pass. Share of first packets: of all packets sent in a run, those that were a flow's first.", ""]
+    out += ["| id | flows | share of first packets in a run | first pass off | first pass on | first pass on - off "
+            "| steady off | steady on | steady on - off | **steady overhead** | goal < 2 % "
+            "| spread of the runs (steady off / on) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    summ = {}
+    for n in counts:
+        def g(mode, k):
+            return [d[k] for nn, mm, _, d in runs if nn == n and mm == mode]
+        f0, f1_ = med(g("off", "ipp1")), med(g("on", "ipp1"))
+        s0, s1 = med(g("off", "ipp2")), med(g("on", "ipp2"))
+        ov = 100.0 * (s1 / s0 - 1)
+        summ[n] = (s1 - s0, ov, f1_ - f0)
+        out.append("| scale-xps-%d-on-off | %d | %.2f %% | %.1f | %.1f | %+.1f | %.1f | %.1f | %+.1f | **%.2f %%** "
+                   "| %s | %s / %s |" % (
+                       n, n, 100.0 * n / (n + pkts), f0, f1_, f1_ - f0, s0, s1, s1 - s0, ov,
+                       "met" if ov < 2 else "NOT met", spread(g("off", "ipp2")), spread(g("on", "ipp2"))))
+    out.append("")
+    if len(counts) > 1:
+        lo, hi = counts[0], counts[-1]
+        out += ["| id | steady pass, %d vs %d flows | added instructions per packet (on - off) | overhead |" % (hi, lo),
+                "|---|---|---:|---:|",
+                "| scale-xps-steady-%d | %d flows | %+.1f | %.2f %% |" % (lo, lo, summ[lo][0], summ[lo][1]),
+                "| scale-xps-steady-%d | %d flows | %+.1f | %.2f %% |" % (hi, hi, summ[hi][0], summ[hi][1]),
+                "| scale-xps-steady-%d-vs-%d | %d / %d | %.3fx | |" % (
+                    hi, lo, hi, lo, summ[hi][0] / summ[lo][0] if summ[lo][0] else float("nan")), ""]
+
+    out += heading(m, "xps_flow: table occupancy, holds and memory at 1k to 1M flows", boot)
+    out += ["Per on run, after its first pass: `in_use` of xps_flow_stats counts the table's valid entries (table.c "
+            "xfl_entries_in_use()). An entry carries no flow tag: flows whose keys land in one slot share its entry, and "
+            "the module cannot tell them apart. Expected occupied slots for N flows hashed uniformly into M slots: "
+            "M(1 - (1 - 1/M)^N); flows sharing a slot: N - occupied. Other traffic on tn0 (ARP) may add an entry. "
+            "Counters: deltas of xps_flow_stats over the run's two passes (lookups: packets through the select wrapper; "
+            "held: moves held back while the old queue had bytes in flight). With one CPU online XPS proposes tx-0 for "
+            "every packet, so no flow has a reason to move here: held and moves measure nothing but that. Memory: the "
+            "table is one kvzalloc_node() of %d x 8-byte entries plus a 16-byte header (struct xfl_table: mask, "
+            "settling), above kmalloc's largest size, so vmalloc'ed; kvmalloc passes VM_ALLOW_HUGE_VMAP, and 6.1's "
+            "__vmalloc_node_range() then rounds an area of 2 MiB or more up to whole 2 MiB pages when it gets them. "
+            "Table pages: the area's `pages=` in /proc/vmallocinfo (the line of xfl_enable), x 4 KiB / entries = bytes "
+            "per entry; VmallocUsed: the /proc/meminfo delta over the table's write (anything else vmalloc'ed meanwhile "
+            "counts too)." % M, ""]
+    out += ["| id | flows | run | in_use (occupied) | expected occupied | flows sharing a slot | expected sharing "
+            "| share of flows sharing | lookups | other packets | recorded | held | held / lookups | moves | stale "
+            "| expired | table pages (4 KiB) | **bytes per entry** | VmallocUsed delta (kB) |",
+            "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for n, mode, r, d in runs:
+        if mode != "on":
+            continue
+        exp = M * (1 - (1 - 1.0 / M) ** n)
+        sharing = n - d["in_use"]
+        out.append("| scale-xps-table-%d-r%d | %d | %d | %d | %.0f | %d | %.0f | %.2f %% | %d | %d | %d | %d "
+                   "| %.4f %% | %d | %d | %d | %d | **%.3f** | %d |" % (
+                       n, r, n, r, d["in_use"], exp, sharing, n - exp, 100.0 * sharing / n, d["lookups"],
+                       d["lookups"] - d["first_n"] - d["steady_n"], d["recorded"], d["held"],
+                       100.0 * d["held"] / d["lookups"] if d["lookups"] else 0, d["moves"], d["stale"],
+                       d["expired"], d["pages"], d["pages"] * 4096.0 / M, d["vm_kb"]))
+    out.append("")
+    out += ["After the last run (table 0): VmallocUsed %s kB." % v_end, ""]
+
+    # The profile (SCALE_XPS_PERF=1): one steady pass per mode at the smallest N.
+    prof = {}
+    for p in sorted(os.listdir(os.path.join(run, "raw", boot))):
+        mm = re.match(r"^scale-xps-perf-([0-9]+)-(off|on)\.txt$", p)
+        if mm:
+            prof[mm.group(2)] = (int(mm.group(1)), perf_report(os.path.join(run, "raw", boot, p))[0])
+    if not prof:
+        return out
+    if sorted(prof) != ["off", "on"] or prof["off"][0] != prof["on"][0]:
+        raise NoMeasurement("raw/%s: scale-xps-perf-N-MODE.txt of one mode only, or of two N" % boot)
+    out += heading(m, "xps_flow: instruction profile of a steady pass, steering off and on", boot)
+    out += ["Instruction profile of one steady pass (%d packets) per mode at the smallest N: `perf record -e "
+            "cpu-clock -c 20000 -C 0` samples every 20000 guest instructions, so a symbol's samples x 20000 / packets "
+            "are its instructions per packet (idle, `native_safe_halt`, left out; the profiled pass includes the "
+            "work around pktgen's run, so its total is above the unprofiled runs') (raw/%s/scale-xps-perf-N-MODE.txt: "
+            "perf report)." % (pkts, boot), ""]
+    out += ["| id | flows | mode | xps_flow wrappers (xfl_*) | decision (xnet_xps_*) | kernel flow hash | all but idle |",
+            "|---|---:|---|---:|---:|---:|---:|"]
+    sym = {}
+    for mode in ("off", "on"):
+        n, per = prof[mode]
+        tot, busy = perf_groups(per)
+        out.append("| scale-xps-profile-%d-%s | %d | %s | %s |" % (
+            n, mode, n, mode, " | ".join("%.0f" % (t * 20000 * ns / pkts) for t in tot + [busy])))
+        # Per symbol as the guest rounded it (two decimals) before the difference.
+        sym[mode] = {k: float("%.2f" % (c * 20000 * ns / pkts)) for k, c in per.items()}
+    out.append("")
+    out += ["Where the added instructions go (the same two profiled passes): per symbol, instructions per packet, "
+            "on minus off, the 12 symbols that changed most. perf's sampling interrupt (every 20000 guest "
+            "instructions, more often than every second packet) is part of these passes, and their totals differ by "
+            "more than the unprofiled runs' medians above: symbols outside xps_flow (the receive path's, page "
+            "clearing) move between the two passes for reasons of the profiled runs themselves; the xfl_* rows are "
+            "the wrappers' own instructions.", ""]
+    out += ["| id | symbol | off | on | on - off |", "|---|---|---:|---:|---:|"]
+    out += sym_diff_rows("scale-xps-profile-%d" % prof["on"][0], sym["off"], sym["on"], "**total (all but idle)**")
+    return out + [""]
+
+
+# ---- bench-scale, the host's seeds: tests/bench/scale-xps-seeds.c's
+# raw/host/seeds.txt ("params entries=M seeds=S", then per flow count
+# "flows=N occupied=O,O,...", one O per seed).
+def scale_seeds(m, run):
+    path = os.path.join(run, "raw", "host", "seeds.txt")
+    if not os.path.exists(path):
+        raise NoMeasurement("raw/host/seeds.txt is missing (the seeds program did not run)")
+    params, rows = None, []
+    try:
+        for line in open(path, encoding="utf-8"):
+            f = line.split()
+            if not f:
+                continue
+            kv = pp_kv(f[1:] if f[0] == "params" else f)
+            if f[0] == "params":
+                params = {k: int(v) for k, v in kv.items()}
+            else:
+                rows.append((int(kv["flows"]), sorted(int(x) for x in kv["occupied"].split(","))))
+        M, seeds = params["entries"], params["seeds"]
+    except (KeyError, ValueError, TypeError) as e:
+        raise NoMeasurement("raw/host/seeds.txt: a bad or missing line (%s)" % e)
+    if not rows or any(len(o) != seeds for _, o in rows):
+        raise NoMeasurement("raw/host/seeds.txt: no flow count, or not %d seeds each" % seeds)
+    out = heading(m, "xps_flow: the same flows under many seeds of the tuple key (host)", "host")
+    out += ["The same N flows (the guest's tuples) placed by xps_flow's own key function, `xnet_xps_key_v4()` of "
+            "xps_flow/decide.h, with the table's 2^20 mask, under %d random seeds on the host "
+            "(tests/bench/scale-xps-seeds.c; raw/host/seeds.txt: the occupied slots under each seed): occupied slots, "
+            "and the share of the N flows that share a slot with another. The guest above measured one seed. The key "
+            "is a multiply-add-shift hash, linear in the tuple's 32-bit words, and the flows are a grid of ports: the "
+            "spread over seeds, not the expected value, is what differs from a uniform hash." % seeds, ""]
+    out += ["| id | flows | uniform hash: expected occupied | seeds | occupied: min | median | max "
+            "| flows sharing a slot: at min | at median | at max | seeds worse than uniform |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for n, occ in rows:
+        e = 1.0
+        for _ in range(n):  # as the C program: the same rounding
+            e *= 1.0 - 1.0 / M
+        worse = sum(1 for o in occ if o < M * (1 - e) - 0.5)
+        lo, mid, hi = occ[0], occ[seeds // 2], occ[-1]
+        out.append("| scale-seeds-%d | %d | %.0f | %d | %d | %d | %d | %.2f %% | %.2f %% | %.2f %% | %d |" % (
+            n, n, M * (1 - e), seeds, lo, mid, hi, 100.0 * (n - lo) / n, 100.0 * (n - mid) / n,
+            100.0 * (n - hi) / n, worse))
+    return out + [""]
+
+
 GEN = {"nvme": nvme_tables, "xps": xps_tables, "pp": pp_tables, "scale": scale_tables}
 
 
@@ -799,10 +1507,6 @@ def main():
         print("bench-tables: a failed measurement: %s" % e, file=sys.stderr)
         return 1
     if not out:
-        # bench-scale without its KUnit part has nothing to generate yet.
-        if m.get("bench") == "scale":
-            print("<!-- run %s: no raw files of a generated table (KUnit part not run) -->" % m.get("run_id"))
-            return 0
         print("bench-tables: %s: no raw files to make a table of" % run, file=sys.stderr)
         return 1
     print("\n".join(out).rstrip("\n"))

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# pp_frag with many sockets, run inside the guest by scripts/bench-scale.sh;
-# markdown tables on stdout, diagnostics on stderr. One sending process
+# pp_frag with many sockets, run inside the guest by scripts/bench-scale.sh:
+# the raw file scale-pp-raw.txt back to the host (bench_raw), from which
+# scripts/bench-tables.py makes the tables; diagnostics on stderr. One sending process
 # (tests/pp/pp_fan.py) spreads SCALE_PP_MB MiB over N TCP connections
 # (SCALE_PP_COUNTS) from netns ppa to ppb over a veth pair, in 16 KiB
 # writes to each socket in turn. pp_frag stays loaded: "off" is no pool on
@@ -10,7 +11,10 @@
 # Order off, on, on, off for each N: the first "on" run starts with an
 # empty pool, the second with the pages the first left.
 # Per run: /proc/vmstat pgalloc_* delta (system wide, both ends), ppa0's
-# pp_frag_stats deltas and its pool size after the run, the sender's time.
+# pp_frag_stats deltas and its pool size after the run, the sender's time:
+#   N MODE RUN alloc= served= recycled= fresh= fallback= pages= in_flight=
+#   conns= bytes= secs= refused=
+# after a line "params pool=POOL mb=MB counts=N,N...".
 set -uo pipefail
 . "$XNET_SRC/tests/vm/lib.sh"
 . "$XNET_SRC/tests/bench/lib_bench.sh"
@@ -26,7 +30,7 @@ SERR=$XNET_TMP/scale-pp-send.err
 PORT=9700
 
 mkdir -p "$XNET_TMP"
-: >"$RAW"
+echo "params pool=$POOL mb=$MB counts=$(echo "$COUNTS" | xargs | tr ' ' ',')" >"$RAW"
 cleanup() {
 	[ ! -e /sys/module/pp_frag ] ||
 		$IP netns exec ppa sh -c 'echo 0 > /sys/class/net/ppa0/pp_frag_pool_pages' 2>/dev/null
@@ -100,42 +104,6 @@ for n in $COUNTS; do
 	run "$n" off 2
 done
 
-$PY - "$RAW" "$POOL" <<'PYEOF'
-import sys
-rows = []
-for line in open(sys.argv[1]):
-    f = line.split()
-    d = dict(kv.split("=") for kv in f[3:])
-    d = {k: float(v) for k, v in d.items()}
-    rows.append((int(f[0]), f[1], int(f[2]), d))
-pool = int(sys.argv[2])
-print("### pp_frag: one sender, many sockets, one pooled device\n")
-print("One process sends over N TCP connections at once (16 KiB writes to each in turn) from netns ppa to ppb over "
-      "a veth pair; off: no pool on ppa0 (the kernel's own page frags), on: a pool of %d pages (32 KiB each). "
-      "Runs in the order off, on, on, off; the first on run starts with an empty pool. Page allocations: "
-      "/proc/vmstat pgalloc_* (both ends, base pages). Recycled: refills served by a pool page used before, "
-      "of all refills (served + fallback). Pool pages: the pool's size after the run (its bound: %d). Connects "
-      "retried: refused (RST) and tried again by the sender, at most 3 times each.\n" % (pool, pool))
-print("| sockets | mode | run | MB/s | page allocs per GB | refills | recycled | fresh | fallback | pool pages | in flight | connects retried |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-for n, mode, r, d in rows:
-    gb = d["bytes"] / 2**30
-    refills = d["served"] + d["fallback"]
-    share = "%.1f %%" % (100 * d["recycled"] / refills) if refills else "-"
-    print("| %d | %s | %d | %.1f | %.0f | %d | %s | %d | %d | %d | %d | %d |" % (
-        n, mode, r, d["bytes"] / 2**20 / d["secs"], d["alloc"] / gb, refills, share,
-        d["fresh"], d["fallback"], d["pages"], d["in_flight"], d.get("refused", 0)))
-print()
-print("| sockets | throughput on/off | page allocs per GB on/off | recycled, warm on run | pool pages at most |")
-print("|---|---|---|---|---|")
-for n in sorted({r[0] for r in rows}):
-    on = [d for m, mode, r, d in rows if m == n and mode == "on"]
-    off = [d for m, mode, r, d in rows if m == n and mode == "off"]
-    def rate(ds): return sum(d["bytes"] for d in ds) / sum(d["secs"] for d in ds)
-    def apg(ds): return sum(d["alloc"] for d in ds) / (sum(d["bytes"] for d in ds) / 2**30)
-    warm = on[-1]
-    refills = warm["served"] + warm["fallback"]
-    share = "%.1f %%" % (100 * warm["recycled"] / refills) if refills else "-"
-    print("| %d | %.2fx | %.3fx | %s | %d |" % (n, rate(on) / rate(off), apg(on) / apg(off), share,
-                                           max(d["pages"] for d in on)))
-PYEOF
+# The tables: scripts/bench-tables.py's, from this raw file (a params line
+# with the settings, then one line per run).
+bench_raw scale-pp-raw.txt "$RAW"

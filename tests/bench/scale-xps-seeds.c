@@ -6,7 +6,10 @@
  * many seeds. The guest measures one seed (drawn at module load); the key
  * is linear in the tuple's words, and the guest's flows form a grid of
  * ports, so how many slots they occupy depends on the seed far more than
- * for a random hash. Prints a markdown table on stdout.
+ * for a random hash. Prints the raw counts on stdout, from which
+ * scripts/bench-tables.py makes the table: "params entries=M seeds=S",
+ * then per N "flows=N occupied=O,O,..." (the slots occupied, a count per
+ * seed, in the order the seeds were drawn).
  *
  * Usage: scale-xps-seeds SEEDS N...
  */
@@ -40,13 +43,6 @@ static unsigned int word(const unsigned char b[4])
 	return w;
 }
 
-static int cmp(const void *a, const void *b)
-{
-	long x = *(const long *)a, y = *(const long *)b;
-
-	return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
 	static unsigned char seen[XNET_XPS_MAX_ENTRIES];
@@ -65,14 +61,9 @@ int main(int argc, char **argv)
 	occ = calloc(seeds, sizeof(*occ));
 	if (!occ)
 		return 1;
-	printf("| flows | uniform hash: expected occupied | seeds | occupied: min | median | max ");
-	printf("| flows sharing a slot: at min | at median | at max ");
-	printf("| seeds worse than uniform |\n");
-	printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	printf("params entries=%u seeds=%d\n", M, seeds);
 	for (int i = 2; i < argc; i++) {
 		long n = atol(argv[i]), a, p;
-		double e = 1.0;
-		int worse = 0;
 
 		if (n < 1)
 			return 2;
@@ -102,15 +93,10 @@ int main(int argc, char **argv)
 				seen[slot] = 1;
 			}
 		}
-		qsort(occ, seeds, sizeof(*occ), cmp);
-		for (long k = 0; k < n; k++)
-			e *= 1.0 - 1.0 / M;
+		printf("flows=%ld occupied=", n);
 		for (int s = 0; s < seeds; s++)
-			worse += occ[s] < M * (1 - e) - 0.5;
-		printf("| %ld | %.0f | %d | %ld | %ld | %ld | %.2f %% | %.2f %% | %.2f %% | %d |\n",
-		       n, M * (1 - e), seeds, occ[0], occ[seeds / 2], occ[seeds - 1],
-		       100.0 * (n - occ[0]) / n, 100.0 * (n - occ[seeds / 2]) / n,
-		       100.0 * (n - occ[seeds - 1]) / n, worse);
+			printf("%s%ld", s ? "," : "", occ[s]);
+		printf("\n");
 	}
 	free(occ);
 	return 0;

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# xps_flow benchmark, run inside the guest by scripts/bench-xps.sh; markdown
-# tables on stdout, diagnostics on stderr. On the BQL test NIC (tn0 <-> tn1,
+# xps_flow benchmark, run inside the guest by scripts/bench-xps.sh: raw
+# files back to the host (bench_raw), from which scripts/bench-tables.py
+# makes every table; diagnostics on stderr. On the BQL test NIC (tn0 <-> tn1,
 # XPS CPU0 -> tx-0, CPU1 -> tx-1), side by side in one run:
 #  1. reordering: 4 test-header flows, the sender moving between CPUs every
 #     burst, tx-0 completing 50 ms late; steering off vs on;
@@ -16,7 +17,8 @@
 # BENCH_MODE=icount: only 2., for a guest booted with scripts/vmtest.sh
 # --icount (guest time = instructions executed, 1 ns each with shift=0):
 # packets per guest second are then instructions per packet, the same in
-# every run and whatever the host's load. The table says so; the caller
+# every run and whatever the host's load (bench-tables.py reads the
+# shift from the boot's QEMU command line); the caller
 # boots that guest with one CPU online (maxcpus=1: QEMU 7.2's icount does
 # not bring up a second x86 vCPU in reasonable time).
 set -uo pipefail
@@ -30,7 +32,6 @@ MODE=${BENCH_MODE:-wall}
 case $MODE in wall | icount) ;; *) fail "BENCH_MODE=$MODE: wall or icount" ;; esac
 SRC=fwdsrc
 CNT=/sys/class/net/tn0/xps_dev_flow_table_cnt
-ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print('%.3f' % (b/a) if a else 'n/a')" "$1" "$2"; }
 steer() { wput $CNT "$1" || fail "xps_dev_flow_table_cnt=$1"; }
 
 bench_cleanup() {
@@ -44,13 +45,11 @@ trap bench_cleanup EXIT
 load_mod xps_flow/xps_flow >&2
 
 # ---- 1. reordering
-declare -A RE=()
 if [ "$MODE" = wall ]; then
 reorder() {
 	wput $D/tn0/reset 1
 	send tn0 --cpus 0,1 --bursts 10 --burst 8 --flows 4
 	wait_until 20 wire_test_is tn0 "$SENT" || fail "wire saw ${W[test]} of $SENT"
-	RE[$1]="${W[test]} ${W[reordered]}"
 	bench_raw "reorder-$1.txt" "$D/tn0/wire"
 }
 wput $D/tn0/tx-0/delay_us 50000
@@ -62,159 +61,6 @@ log "reordering, on"
 reorder on
 wput $D/tn0/tx-0/delay_us 0
 fi
-
-pps_stat() {	# median|best RUNS...
-	python3 - "$@" <<'PY'
-import statistics, sys
-v = [int(x) for x in sys.argv[2:]]
-print(int(statistics.median(v)) if sys.argv[1] == "median" else max(v))
-PY
-}
-# The profile tables. PERF[qdisc/mode] holds "wrappers decision hash idle
-# total": in the wall boot, shares (%) of the samples that are not idle; in
-# the icount boot, instructions per packet (samples x 20000 / packets),
-# idle as the guest time it stood for. Idle is the halt instruction
-# (native_safe_halt): the CPU waiting for the next timer, before pktgen's
-# thread picks the run up and after it ends, until the writer of pgctrl
-# polls again (pktgen waits in 100 ms steps); pktgen itself never sleeps
-# during its run. Sets w0 d0 h0 / w1 d1 h1 (pfifo_fast / fq_codel, on).
-perf_rows() {
-	read -r w0 d0 h0 _ <<<"${PERF[pfifo_fast/on]}"
-	read -r w1 d1 h1 _ <<<"${PERF[fq_codel/on]}"
-	echo "$1"
-	echo
-	echo "| where | pfifo_fast | fq_codel |"
-	echo "|---|---:|---:|"
-	echo "| xps_flow wrappers (xfl_*) | $w0 | $w1 |"
-	echo "| decision (xnet_xps_decide) | $d0 | $d1 |"
-	echo "| kernel flow hash (__skb_get_hash*, __skb_flow_*, __siphash_*aligned) | $h0 | $h1 |"
-}
-
-
-icount_tables() {
-	local qd n r0 r1 rr ipp0 ipp1 spread
-	echo "### xps_flow: datapath cost in instructions (QEMU -icount)"
-	echo
-	echo "The same pktgen runs ($PKTS packets of 64 bytes, 64 flows, queue_xmit; rounds of off, on, on, off), in a guest booted with \`-icount ${BENCH_ICOUNT_SPEC:-shift=0,sleep=off}\` (single-threaded TCG, one CPU online): guest time advances by $((1 << ${BENCH_ICOUNT_SHIFT:-0})) ns per guest instruction, so packets per guest second are 1e9 / (instructions per packet) and repeat run after run whatever the host does. Instructions per packet counts everything CPU 0 executes during a run: pktgen, queue selection, qdisc, the test NIC, the receive path into tn1's namespace, interrupts."
-	echo
-	echo "| qdisc (rounds) | steering | median packets/s (guest time) | instructions per packet | spread of the runs | runs |"
-	echo "|---|---|---:|---:|---:|---|"
-	for qd in pfifo_fast fq_codel; do
-		n=$ROUNDS
-		# shellcheck disable=SC2086 # the runs are words
-		{ r0=$(pps_stat median ${PPS[$qd/off]}); r1=$(pps_stat median ${PPS[$qd/on]}); }
-		ipp0=$(python3 -c "print('%.0f' % (1e9 / $r0 * (1 << ${BENCH_ICOUNT_SHIFT:-0})))")
-		ipp1=$(python3 -c "print('%.0f' % (1e9 / $r1 * (1 << ${BENCH_ICOUNT_SHIFT:-0})))")
-		# shellcheck disable=SC2086
-		rr=$(python3 -c 'import statistics, sys; print("%.3f" % statistics.median(float(x) for x in sys.argv[1:]))' ${RR[$qd]})
-		for m in off on; do
-			# shellcheck disable=SC2086
-			spread=$(python3 -c 'import sys; v=[int(x) for x in sys.argv[1:]]; print("%.2f%%" % (100.0 * (max(v) - min(v)) / min(v)))' ${PPS[$qd/$m]})
-			if [ $m = off ]; then
-				echo "| $qd ($n) | off | $r0 | $ipp0 | $spread | ${PPS[$qd/off]% } |"
-			else
-				echo "| $qd ($n) | on | $r1 | $ipp1 | $spread | ${PPS[$qd/on]% } |"
-			fi
-		done
-		echo "| $qd ($n) | on/off | $(ratio "$r0" "$r1") | +$((ipp1 - ipp0)) | | per round: ${RR[$qd]% }; **median $rr** |"
-	done
-	echo
-	echo "A device without a table while another has one (xps_flow's hooks registered): tn0's table off, pfifo_fast, rounds of none (no table anywhere), other (a table on a multi-queue dummy xo0), other, none."
-	echo
-	echo "| qdisc (rounds) | tables | median packets/s (guest time) | instructions per packet | spread of the runs | runs |"
-	echo "|---|---|---:|---:|---:|---|"
-	# shellcheck disable=SC2086
-	{ r0=$(pps_stat median ${PPS[pfifo_fast/none]}); r1=$(pps_stat median ${PPS[pfifo_fast/other]}); }
-	ipp0=$(python3 -c "print('%.0f' % (1e9 / $r0 * (1 << ${BENCH_ICOUNT_SHIFT:-0})))")
-	ipp1=$(python3 -c "print('%.0f' % (1e9 / $r1 * (1 << ${BENCH_ICOUNT_SHIFT:-0})))")
-	# shellcheck disable=SC2086
-	rr=$(python3 -c 'import statistics, sys; print("%.3f" % statistics.median(float(x) for x in sys.argv[1:]))' ${RR[other]})
-	for m in none other; do
-		# shellcheck disable=SC2086
-		spread=$(python3 -c 'import sys; v=[int(x) for x in sys.argv[1:]]; print("%.2f%%" % (100.0 * (max(v) - min(v)) / min(v)))' ${PPS[pfifo_fast/$m]})
-		if [ $m = none ]; then
-			echo "| pfifo_fast ($ROUNDS) | none | $r0 | $ipp0 | $spread | ${PPS[pfifo_fast/none]% } |"
-		else
-			echo "| pfifo_fast ($ROUNDS) | on xo0 only | $r1 | $ipp1 | $spread | ${PPS[pfifo_fast/other]% } |"
-		fi
-	done
-	echo "| pfifo_fast ($ROUNDS) | other/none | $(ratio "$r0" "$r1") | +$((ipp1 - ipp0)) | | per round: ${RR[other]% }; **median $rr** |"
-	# The hooks alone (hooks_block): scripts/bench-tables.py's table, from
-	# the raw pktgen-pfifo_fast-hooks-*.txt files.
-	echo
-	fq_codel_note
-	echo
-	if [ -n "${PERF[pfifo_fast/on]:-}" ]; then
-		icount_profile
-		echo
-		perf_diff
-	fi
-}
-# The icount profile: instructions per packet by where they run, off and on.
-icount_profile() {
-	local qd m row
-	echo "Instruction profile: \`perf record -e cpu-clock -c 20000 -C 0\` in the icount guest takes a sample every 20000 guest instructions (guest ns), so a symbol's samples x 20000 / packets are its instructions per packet. One run of $((PKTS * 5)) packets per qdisc and mode. Idle (the halt instruction, \`native_safe_halt\`) is the guest time the CPU waited for a timer around pktgen's run (pktgen picks a run up and is polled for its end in 100 ms steps); pktgen never sleeps during a run, so idle is left out of every other row and of the packet rates above. The last row is the profiled run's own pktgen figure (ns per packet of its elapsed time), slower than the unprofiled runs by what perf costs."
-	echo
-	echo "| where (instructions per packet) | pfifo_fast off | pfifo_fast on | fq_codel off | fq_codel on |"
-	echo "|---|---:|---:|---:|---:|"
-	for row in "xps_flow wrappers (xfl_*)" "decision (xnet_xps_decide)" \
-		"kernel flow hash (__skb_get_hash*, __skb_flow_*, __siphash_*aligned)" \
-		"idle (native_safe_halt), not counted" "everything else CPU 0 ran" \
-		"**all but idle**" "pktgen's elapsed ns per packet (profiled run)"; do
-		printf '| %s |' "$row"
-		for qd in pfifo_fast fq_codel; do
-			for m in off on; do
-				read -r -a v <<<"${PERF[$qd/$m]} ${PGRES[$qd/$m]:-0 1}"
-				case $row in
-				xps*) printf ' %s |' "${v[0]}" ;;
-				decision*) printf ' %s |' "${v[1]}" ;;
-				kernel*) printf ' %s |' "${v[2]}" ;;
-				idle*) printf ' %s |' "${v[3]}" ;;
-				every*) printf ' %s |' "$(python3 -c "print('%.0f' % (${v[4]} - ${v[0]} - ${v[1]} - ${v[2]}))")" ;;
-				"**all"*) printf ' **%s** |' "${v[4]}" ;;
-				pktgen*) printf ' %s |' "$(python3 -c "print('%.0f' % (${v[5]} * 1000.0 / ${v[6]}))")" ;;
-				esac
-			done
-		done
-		echo
-	done
-}
-# Where the extra instructions per packet go: per symbol, its samples x
-# 20000 / packets, steering on minus off, idle left out.
-perf_diff() {
-	local qd
-	echo "Where the extra instructions go: per symbol, samples x 20000 / packets, steering on minus off (one profiled run each, idle left out; the symbols that changed most). The total is the profiles' own (all but idle), next to the difference of the medians above."
-	echo
-	for qd in pfifo_fast fq_codel; do
-		# shellcheck disable=SC2086 # the runs are words
-		python3 - "$qd" "$XNET_TMP/perf-$qd-off.txt" "$XNET_TMP/perf-$qd-on.txt" \
-			"$((PKTS * 5))" "$(pps_stat median ${PPS[$qd/off]})" \
-			"$(pps_stat median ${PPS[$qd/on]})" "$((1 << ${BENCH_ICOUNT_SHIFT:-0}))" <<'PY'
-import re, sys
-qd, f0, f1, pkts, p0, p1, ns = sys.argv[1:8]
-def load(f):
-    d = {}
-    for line in open(f):
-        m = re.match(r"\s*[0-9.]+%\s+(\d+)\s+\[[k.]\]\s+(\S+)", line)
-        if m and not re.search(r"safe_halt$", m.group(2)):
-            d[m.group(2)] = d.get(m.group(2), 0) + int(m.group(1)) * 20000.0 * float(ns) / int(pkts)
-    return d
-a, b = load(f0), load(f1)
-diff = {k: b.get(k, 0.0) - a.get(k, 0.0) for k in set(a) | set(b)}
-top = sorted(diff.items(), key=lambda kv: -abs(kv[1]))[:12]
-print("| %s: symbol | off | on | on - off |" % qd)
-print("|---|---:|---:|---:|")
-for k, v in top:
-    print("| %s | %.0f | %.0f | %+.0f |" % (k, a.get(k, 0.0), b.get(k, 0.0), v))
-t0, t1 = sum(a.values()), sum(b.values())
-print("| all other symbols | | | %+.0f |" % ((t1 - t0) - sum(v for _, v in top)))
-print("| **total, profiled runs (all but idle)** | %.0f | %.0f | **%+.0f** |" % (t0, t1, t1 - t0))
-i0, i1 = 1e9 / float(p0) * float(ns), 1e9 / float(p1) * float(ns)
-print("| total, medians of the unprofiled runs | %.0f | %.0f | %+.0f |" % (i0, i1, i1 - i0))
-print()
-PY
-	done
-}
 
 # ---- 2. pktgen packet rate
 # The host is shared: a run that another load slows down says nothing about
@@ -245,27 +91,6 @@ pktgen_run() {	# QDISC MODE
 	bench_raw "pktgen-$1-$2-$3.txt" "$PG/tn0"
 	log "pktgen $1 $2: $pps pps ($PG_N packets, $PG_EL us, d $PG_D us)"
 }
-# fq_codel_note: whether fq_codel's enqueue ever ran in its block (stats of
-# tn0's fq_codel children, reset by the qdisc replace at the block's start).
-FQ_STATS=""
-fq_codel_note() {
-	[ -n "$FQ_STATS" ] || return 0
-	python3 - "$FQ_STATS" <<'PY'
-import re, sys
-# One block per qdisc ("qdisc KIND ..." and its stats lines): the mq root
-# sums its children, so only the fq_codel blocks count.
-blocks = re.split(r"\n(?=qdisc )", sys.argv[1])
-fq = [b for b in blocks if b.startswith("qdisc fq_codel ")]
-sent = sum(int(x) for b in fq for x in re.findall(r"Sent \d+ bytes (\d+) pkt", b))
-nfc = sum(int(x) for b in fq for x in re.findall(r"new_flow_count (\d+)", b))
-mp = max([int(x) for b in fq for x in re.findall(r"maxpacket (\d+)", b)] or [0])
-kids = len(fq)
-print("Check: in the fq_codel block tn0 had %d fq_codel children; they sent %d packets with new_flow_count %d and maxpacket %d: %s." % (
-    kids, sent, nfc, mp,
-    "fq_codel's enqueue (the only place it hashes) never ran, every packet took the empty-queue bypass" if nfc == 0 and mp == 0 and sent > 0
-    else "fq_codel's enqueue ran for some packets (a flow entering an empty fq_codel flow queue counts once in new_flow_count); the others took the empty-queue bypass"))
-PY
-}
 qdisc() {	# QDISC: mq with a QDISC child on every TX queue of tn0
 	local q
 	$TC qdisc replace dev tn0 root handle 1: mq || fail "tc mq on tn0"
@@ -275,18 +100,14 @@ qdisc() {	# QDISC: mq with a QDISC child on every TX queue of tn0
 	[ "$($TC qdisc show dev tn0 | grep -c "qdisc $1 ")" = 4 ] ||
 		fail "tn0 has not 4 $1 qdiscs: $($TC qdisc show dev tn0)"
 }
-declare -A RR=()	# per-round on/off ratios (neighbouring runs: slow load drifts cancel)
 pktgen_block() {	# QDISC ROUNDS
-	local r m n0 n1
+	local r m
 	qdisc "$1"
 	for ((r = 0; r < $2; r++)); do
 		for m in off on on off; do
 			if [ $m = on ]; then steer 1024; else steer 0; fi
 			pktgen_run "$1" $m
 		done
-		read -ra n0 <<<"${PPS[$1/off]}"
-		read -ra n1 <<<"${PPS[$1/on]}"
-		RR[$1]+="$(ratio $((n0[-1] + n0[-2])) $((n1[-1] + n1[-2]))) "
 	done
 }
 QD2_ROUNDS=$(((ROUNDS + 1) / 2))
@@ -297,7 +118,7 @@ pktgen_block pfifo_fast "$ROUNDS"
 # tn0's table off, rounds of "none" (no table anywhere: no hook), "other"
 # (a table on the multi-queue dummy xo0), "other", "none".
 other_block() {	# ROUNDS
-	local r m n0 n1 sz xo=/sys/class/net/xo0/xps_dev_flow_table_cnt
+	local r m sz xo=/sys/class/net/xo0/xps_dev_flow_table_cnt
 	$IP link add xo0 numtxqueues 2 type dummy || fail "dummy xo0"
 	steer 0
 	for ((r = 0; r < $1; r++)); do
@@ -306,9 +127,6 @@ other_block() {	# ROUNDS
 			wput $xo "$sz" || fail "xo0's table=$sz"
 			pktgen_run pfifo_fast $m
 		done
-		read -ra n0 <<<"${PPS[pfifo_fast/none]}"
-		read -ra n1 <<<"${PPS[pfifo_fast/other]}"
-		RR[other]+="$(ratio $((n0[-1] + n0[-2])) $((n1[-1] + n1[-2]))) "
 	done
 	wput $xo 0 || fail "xo0's table=0"
 	$IP link del xo0
@@ -336,7 +154,9 @@ hooks_block() {	# ROUNDS
 }
 [ "$MODE" = wall ] || hooks_block "$ROUNDS"
 pktgen_block fq_codel "$QD2_ROUNDS"
-FQ_STATS=$($TC -s qdisc show dev tn0)
+# Whether fq_codel's enqueue ever ran in its block: the stats of tn0's
+# fq_codel children (reset by the qdisc replace at the block's start).
+$TC -s qdisc show dev tn0 | bench_raw tc-fq_codel.txt
 qdisc pfifo_fast
 # Where the time goes with steering on (BENCH_PERF=1, needs linux-perf): the
 # share of CPU 0's samples in xps_flow's wrappers and decision, and in the
@@ -347,7 +167,8 @@ qdisc pfifo_fast
 # 20000 instructions (-c 20000), and a run with steering off is profiled
 # too: share x instructions per packet, on minus off, per symbol, says where
 # the extra instructions go.
-declare -A PERF=() PGRES=()
+# Raw files: perf-QDISC-MODE.txt (perf report) and perf-QDISC-MODE.pktgen
+# (the profiled run's pktgen result: its packets and elapsed time).
 perf_share() {	# QDISC [MODE (on)]
 	local m=${2:-on} rep=$XNET_TMP/perf-$1-${2:-on}.txt
 	local -a per=()
@@ -355,41 +176,14 @@ perf_share() {	# QDISC [MODE (on)]
 	qdisc "$1"
 	if [ "$m" = on ]; then steer 1024; else steer 0; fi
 	pg_perf $((PKTS * 5)) "$XNET_TMP/perf.data" "${per[@]}"
-	PGRES[$1/$m]="$PG_EL $PG_N"
+	bench_raw "perf-$1-$m.pktgen" "$PG/tn0"
 	pg tn0 "count $PKTS"
 	steer 0
 	perf report -i "$XNET_TMP/perf.data" --no-children --sort sym -n \
 		--percent-limit 0 --stdio 2>/dev/null >"$rep"
-	PERF[$1/$m]=$(python3 - "$rep" "$MODE" "$PG_N" "$((1 << ${BENCH_ICOUNT_SHIFT:-0}))" <<'PY'
-import re, sys
-rep, mode, pkts, ns = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-# The kernel's flow hash: skb_get_hash() -> __skb_get_hash_net() ->
-# __skb_flow_dissect() and siphash of the keys (__siphash_(un)aligned);
-# other siphash users (IP IDs, route hashes: siphash_1u64 ...) are not it.
-groups = [r"^xfl_", r"^xnet_xps_", r"^__skb_get_hash|^__skb_flow_|^__siphash_(un)?aligned$"]
-tot = [0] * len(groups)
-idle = busy = 0
-for line in open(rep):
-    m = re.match(r"\s*[0-9.]+%\s+(\d+)\s+\[[k.]\]\s+(\S+)", line)
-    if not m:
-        continue
-    n, sym = int(m.group(1)), m.group(2)
-    if re.search(r"safe_halt$", sym):
-        idle += n
-        continue
-    busy += n
-    for i, rx in enumerate(groups):
-        if re.search(rx, sym):
-            tot[i] += n
-    if "hash" in sym or "siphash" in sym:
-        sys.stderr.write("bench: perf %s: %d samples in %s\n" % (rep.rsplit("/", 1)[-1], n, sym))
-if mode == "wall":	# shares of the busy samples
-    print(" ".join("%.2f" % (100.0 * t / busy if busy else 0) for t in tot + [idle, busy]))
-else:			# instructions per packet
-    print(" ".join("%.0f" % (t * 20000 * ns / pkts if pkts else 0) for t in tot + [idle, busy]))
-PY
-)
-	log "perf $1 $m: ${PERF[$1/$m]} (pktgen: $PG_EL us, d $PG_D us, $PG_N packets)"
+	grep -q '^ *[0-9.]*% ' "$rep" || fail "perf report $1 $m: no samples"
+	bench_raw "perf-$1-$m.txt" "$rep"
+	log "perf $1 $m: report sent (pktgen: $PG_EL us, d $PG_D us, $PG_N packets)"
 }
 if [ "${BENCH_PERF:-0}" = 1 ]; then
 	if command -v perf >/dev/null; then
@@ -406,10 +200,7 @@ if [ "${BENCH_PERF:-0}" = 1 ]; then
 fi
 pg kpktgend_0 "rem_device_all"
 
-if [ "$MODE" = icount ]; then
-	icount_tables
-	exit 0
-fi
+[ "$MODE" = wall ] || exit 0
 
 # ---- 3. TCP through the forwarding path
 tn_fwd_setup $SRC
@@ -447,57 +238,5 @@ steer 0
 tcp_run off 2
 wput $D/tn0/tx-0/delay_us 0
 
-# ---- tables
-read -r n0 r0 <<<"${RE[off]}"
-read -r n1 r1 <<<"${RE[on]}"
-echo "### xps_flow: reordering on the BQL test NIC"
-echo
-echo "4 flows (test header, AF_PACKET), 10 bursts of 8 packets per flow, the sender moving between CPU 0 (tx-0, completing 50 ms late) and CPU 1 (tx-1) every burst."
-echo
-echo "| steering | packets on the wire | reordered | reordered % |"
-echo "|---|---:|---:|---:|"
-echo "| off | $n0 | $r0 | $(pct "$r0" "$n0") |"
-echo "| on | $n1 | $r1 | $(pct "$r1" "$n1") |"
-echo
-echo "### xps_flow: datapath cost"
-echo
-echo "pktgen, 64-byte UDP, 64 flows (random source port), xmit_mode queue_xmit (queue selection, qdisc and both wrappers), $PKTS packets per run, no completion delay; rounds of off, on, on, off. The host is shared: per mode the median and the best run (other load only ever slows a run down), and the median of the per-round ratios (neighbouring runs, so slow changes of the load cancel). pfifo_fast and fq_codel (Debian's default qdisc): both bypass an empty queue (TCQ_F_CAN_BYPASS), so fq_codel hashes only the packets it enqueues (the check below the table); pktgen's packets carry no hash, so xps_flow keys them by their IP tuple."
-echo
-echo "| qdisc (rounds) | steering | median packets/s | best packets/s | runs |"
-echo "|---|---|---:|---:|---|"
-for qd in pfifo_fast fq_codel; do
-	n=$ROUNDS
-	[ $qd = pfifo_fast ] || n=$QD2_ROUNDS
-	# shellcheck disable=SC2086 # the runs are words
-	{ m0=$(pps_stat median ${PPS[$qd/off]}); b0=$(pps_stat best ${PPS[$qd/off]}); }
-	# shellcheck disable=SC2086
-	{ m1=$(pps_stat median ${PPS[$qd/on]}); b1=$(pps_stat best ${PPS[$qd/on]}); }
-	# shellcheck disable=SC2086
-	rr=$(python3 -c 'import statistics, sys; print("%.3f" % statistics.median(float(x) for x in sys.argv[1:]))' ${RR[$qd]})
-	echo "| $qd ($n) | off | $m0 | $b0 | ${PPS[$qd/off]% } |"
-	echo "| $qd ($n) | on | $m1 | $b1 | ${PPS[$qd/on]% } |"
-	echo "| $qd ($n) | on/off | $(ratio "$m0" "$m1") | $(ratio "$b0" "$b1") | per round: ${RR[$qd]% }; **median $rr** |"
-done
-echo
-fq_codel_note
-echo
-if [ -n "${PERF[pfifo_fast/on]:-}" ]; then
-	perf_rows "Where the time goes with steering on: one run of $((PKTS * 5)) packets per qdisc under \`perf record -e cpu-clock -C 0\` (CPU 0 sends and, through the test NIC, also receives); % of its samples that are not idle (\`native_safe_halt\`: waiting around pktgen's run). Samples are taken in guest time, so these shares do not depend on the host's load. The kernel flow hash row is whoever still calls it (xps_flow only for packets without a tuple key; pktgen's have one)."
-	echo "| **xps_flow's own cost (wrappers + decision)** | **$(python3 -c "print('%.2f' % ($w0 + $d0))")** | **$(python3 -c "print('%.2f' % ($w1 + $d1))")** |"
-	echo
-fi
-read -r g01 t01 <<<"${TCP[off/1]}"
-read -r g02 t02 <<<"${TCP[off/2]}"
-read -r g11 t11 <<<"${TCP[on/1]}"
-read -r g12 t12 <<<"${TCP[on/2]}"
-g0=$(python3 -c "print('%.1f' % ((float('$g01') + float('$g02')) / 2))")
-g1=$(python3 -c "print('%.1f' % ((float('$g11') + float('$g12')) / 2))")
-echo "### xps_flow: TCP through the forwarding path"
-echo
-echo "iperf3 ${SECS} s from netns $SRC, forwarded by init_net onto tn0 (tx-0 completing 5 ms late) to tn1; the client's threads moved between CPU 0 and 1 every 0.25 s (the forwarding CPU follows). Mean of 2 runs, order off, on, on, off."
-echo
-echo "| steering | goodput Mbit/s | retransmits (runs) |"
-echo "|---|---:|---|"
-echo "| off | $g0 | $t01, $t02 |"
-echo "| on | $g1 | $t11, $t12 |"
-echo "| on/off | $(ratio "$g0" "$g1") | |"
+# The tables: scripts/bench-tables.py's, from the raw files sent above
+# (reorder-*.txt, pktgen-*.txt, tc-fq_codel.txt, perf-*, iperf-tcp-*.json).

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # xps_flow with many TX queues, run inside a 4-vCPU guest by
-# scripts/bench-xps.sh; markdown tables on stdout, diagnostics on stderr.
+# scripts/bench-xps.sh: the raw file queues-raw.txt back to the host
+# (bench_raw), from which scripts/bench-tables.py makes the table;
+# diagnostics on stderr.
 #
 # The BQL test NIC with BENCH_QUEUES TX queues (default "8 16"), XPS CPU c
 # -> every queue q with q % 4 == c (so each CPU has a queue set and picks
@@ -20,7 +22,11 @@
 #     traffic, in order).
 # Steering off (stock XPS) and on (a 4096-entry table), side by side in
 # one run: packets on the wire, reordered, the queues that carried
-# packets, and xps_flow's moves and holds.
+# packets, and xps_flow's moves and holds. queues-raw.txt: "params flows=
+# bursts= queues=NQ,NQ... gaps=MS,MS...", then one line per run, "nq=NQ
+# mode=off|on pace=back-to-back|MSms test= reordered= gaps= (tn0's wire)
+# used= (queues that sent) moves= held= (xps_flow_stats deltas; - when
+# off)".
 set -uo pipefail
 . "$XNET_SRC/tests/vm/lib.sh"
 . "$XNET_SRC/tests/bench/lib_bench.sh"
@@ -52,8 +58,11 @@ sent_per_queue() {
 	for ((q = 0; q < $1; q++)); do SQ[$q]=${Q[$q.sent_pkts]}; done
 }
 
-# run NQ MODE PACE: one sender run; fills ROW[NQ/MODE/PACE]
-declare -A ROW=()
+# run NQ MODE PACE: one sender run; one line of $RAW
+RAW=$XNET_TMP/queues-raw.txt
+mkdir -p "$XNET_TMP"
+echo "params flows=$FLOWS bursts=$BURSTS queues=$(echo "$QUEUES" | xargs | tr ' ' ',') gaps=$(echo "$GAPS_MS" | xargs | tr ' ' ',')" >"$RAW"
+bad=0
 run() {
 	local nq=$1 mode=$2 pace=$3 q used=0 moves=0 held=0
 	local -a args=(--cpus "0,1,2,3" --bursts "$BURSTS" --burst 8 --flows "$FLOWS" --ipv4 "10.99.0.1,10.99.0.2")
@@ -81,8 +90,9 @@ run() {
 	else
 		moves=- held=-
 	fi
-	ROW[$nq/$mode/$pace]="${W[test]} ${W[reordered]} ${W[gaps]} $used $moves $held"
-	log "  ${ROW[$nq/$mode/$pace]}"
+	echo "nq=$nq mode=$mode pace=${pace// /} test=${W[test]} reordered=${W[reordered]} gaps=${W[gaps]} used=$used moves=$moves held=$held" >>"$RAW"
+	log "  $(tail -n 1 "$RAW")"
+	[ "$mode" = off ] || [ "${W[reordered]}" -eq 0 ] || bad=1
 }
 
 trap bench_cleanup EXIT
@@ -116,22 +126,6 @@ for nq in $QUEUES; do
 	trap - EXIT
 done
 
-echo "### xps_flow: many TX queues, 4 CPUs"
-echo
-echo "$FLOWS flows (test header in raw IPv4/UDP frames on an AF_PACKET socket, a UDP source port each), $BURSTS bursts of 8 packets per flow, the sender moving over CPUs 0, 1, 2, 3 every burst. XPS: CPU c sends on the queues q with q % 4 = c (a queue of its set picked by the packet's hash); CPU 0's queues complete 40 ms late, CPU 2's 20 ms late, the others at once. sending: the bursts back to back, or the pause between two bursts. Steering on: a 4096-entry table. queues used: TX queues that sent packets in the run; moves, held: xps_flow_stats deltas (flows moved once their old queue drained, moves held back)."
-echo
-echo "| TX queues | sending | steering | packets on the wire | reordered | reordered % | gaps | queues used | moves | held |"
-echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
-bad=0
-for nq in $QUEUES; do
-	for pace in back-to-back $GAPS_MS; do
-		[ "$pace" = back-to-back ] || pace="$pace ms"
-		for mode in off on; do
-			read -r n r g u m h <<<"${ROW[$nq/$mode/$pace]}"
-			echo "| $nq | $pace | $mode | $n | $r | $(pct "$r" "$n") | $g | $u of $nq | $m | $h |"
-			[ "$mode" = off ] || [ "$r" -eq 0 ] || bad=1
-		done
-	done
-done
-echo
-[ $bad = 0 ] || fail "packets reordered with steering on (table above)"
+# The table: scripts/bench-tables.py's, from this raw file.
+bench_raw queues-raw.txt "$RAW"
+[ $bad = 0 ] || fail "packets reordered with steering on (raw/queues/queues-raw.txt)"
