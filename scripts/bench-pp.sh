@@ -73,7 +73,11 @@ done
 run_args=("${args[@]}")
 [ $icount = 0 ] || run_args+=(--icount)
 [ ${#kern[@]} -eq 0 ] || run_args+=("${kern[@]}")
-bench_run_start "pp$([ $icount = 0 ] || echo -icount)" "$quick" "${run_args[@]}"
+# One bench name, pp, with or without --icount: scripts/bench-tables.py
+# generates the tables of bench "pp" (a run named pp-icount got none, and
+# its meta named a scripts/bench-pp-icount.sh that does not exist); meta's
+# command line says --icount.
+bench_run_start pp "$quick" "${run_args[@]}"
 load() { uptime | sed 's/.*load average: /load average /'; }
 
 # boot N LOG PARTS TIMEOUT GUEST-ENV [vmtest options]: one guest running
