@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make bench-nvme`: NVMe/TCP priority off vs on, side by side, in QEMU TCG
-# guests running tests/bench/nvme-guest.sh; its markdown tables go to
-# build/bench/nvme.md (--quick: build/bench/nvme-quick.md, tiny runtimes).
+# guests running tests/bench/nvme-guest.sh, which only measures and sends
+# its raw files back (scripts/bench-run.sh's run directory); every table is
+# made from them by scripts/bench-tables.py (tables.md there), saved with a
+# header line to build/bench/nvme.md (--quick: build/bench/nvme-quick.md,
+# tiny runtimes; the guests' output in nvme[-quick].log).
 # TCG numbers are only meaningful as ratios.
 #
 # Two boots of Debian's 6.1 kernel (the second: BENCH_POLL_SERIES; modules built in build/<kver>/src
@@ -18,8 +21,10 @@
 #     fails a boot on any kernel WARNING; here exactly that warning is
 #     accepted in this boot, and reported in the tables' text, when the
 #     guest finished every part and itself found nvme_tcp_poll in the
-#     warning's trace. Any other kernel problem fails the bench.
-# Exit non-zero when a boot failed or a part's table is missing.
+#     warning's trace (rcu_warning=before or after in its
+#     raw/poll/params-seed.txt). Any other kernel problem fails the bench.
+# Exit non-zero when a boot failed, bench-tables.py failed (a raw file
+# missing, a failed measurement) or a part's rows are missing.
 #
 # Usage: scripts/bench-nvme.sh [--quick] [vmtest options...]
 # BENCH_POLL_SERIES (default 6.1): the kernel series of the poll boot (6.12
@@ -67,11 +72,12 @@ boot() {
 	fi
 }
 
-# The only kernel problem the poll boot may show: the stock driver's RCU
-# warning from polled I/O, and only when the guest found it in nvme_tcp_poll.
+# known_poll_warning BOOT-OUTPUT PARAMS-FILE: the only kernel problem the
+# poll boot may show is the stock driver's RCU warning from polled I/O, and
+# only when the guest found it in nvme_tcp_poll (its params-seed.txt).
 known_poll_warning() {
 	local l n=0
-	grep -q '^Kernel log: the stock driver warned once' "$1" || return 1
+	grep -qxE 'rcu_warning=(before|after)' "$2" 2>/dev/null || return 1
 	while IFS= read -r l; do
 		n=$((n + 1))
 		[[ $l =~ WARNING:\ CPU:\ [0-9]+\ PID:\ [0-9]+\ at\ kernel/rcu/tree_plugin\.h:[0-9]+\ rcu_note_context_switch ]] ||
@@ -84,7 +90,6 @@ status=0
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 header="<!-- make bench-nvme$([ $quick -eq 1 ] && echo ' --quick'), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) host cores, load average $load at the start, guest: 2 vCPUs TCG"
 boot main 6.1 "BENCH_PARTS='seed shaped mqprio'" "$@"
-main_out=$BOOT_OUT
 if [ "$BOOT_RC" -ne 0 ]; then
 	echo "bench-nvme: the main boot failed (vmtest status $BOOT_RC)" >&2
 	status=1
@@ -92,7 +97,7 @@ fi
 boot poll "${BENCH_POLL_SERIES:-6.1}" "BENCH_PARTS=seed BENCH_POLL=1" "$@"
 poll_out=$BOOT_OUT
 if [ "$BOOT_RC" -ne 0 ]; then
-	if known_poll_warning "$poll_out"; then
+	if known_poll_warning "$poll_out" "$BENCH_RUN/raw/poll/params-seed.txt"; then
 		echo "bench-nvme: the poll boot's only kernel problem is the stock nvme-tcp polling warning (reported in the table text)" >&2
 	else
 		echo "bench-nvme: the poll boot failed (vmtest status $BOOT_RC)" >&2
@@ -100,30 +105,24 @@ if [ "$BOOT_RC" -ne 0 ]; then
 	fi
 fi
 load2=$(cut -d' ' -f1-3 /proc/loadavg)
-# The guest's diagnostics share the console with the tables: keep the tables.
-# The seed matrices come from the raw fio JSON (scripts/bench-tables.py),
-# the other tables are still the ones the guest printed.
-python3 "$root/scripts/bench-tables.py" "$BENCH_RUN" >"$BENCH_RUN/tables.md" || {
+# Every table, generated from the raw files; each part must have left its
+# rows (row id prefixes).
+if python3 "$root/scripts/bench-tables.py" "$BENCH_RUN" >"$BENCH_RUN/tables.md"; then
+	for w in nvme-seed-main- nvme-shaped-main- nvme-mq-main- nvme-seed-poll-; do
+		grep -q "^| $w" "$BENCH_RUN/tables.md" || {
+			echo "bench-nvme: no $w rows in $BENCH_RUN/tables.md" >&2
+			status=1
+		}
+	done
+else
 	echo "bench-nvme: scripts/bench-tables.py failed on $BENCH_RUN" >&2
 	status=1
-}
+fi
 {
 	echo "$header, $load2 at the end -->"
 	echo
 	cat "$BENCH_RUN/tables.md"
-	echo
-	echo "<!-- The tables below are still the ones the guest printed (not generated from raw files). -->"
-	echo
-	grep -v -E '^(bench: |# \[|# cleanup|# FAIL|vmtest: |<!-- bench-nvme guest)' "$main_out"
-	grep -v -E '^(bench: |# \[|# cleanup|# FAIL|vmtest: |<!-- bench-nvme guest)' "$poll_out"
 } >"$md"
-for t in "the seed's fio matrix (no priority-aware qdisc)" "shaped link, bulk traffic competing" \
-	"mqprio (ADQ-like) on the test NIC" "the seed's fio matrix, poll queues and busy polling"; do
-	if ! grep -qF "### NVMe/TCP priority: $t" "$md"; then
-		echo "bench-nvme: no table '$t' in $md" >&2
-		status=1
-	fi
-done
 echo "bench-nvme: saved $md (status $status)" >&2
 cp "$md" "$BENCH_RUN/$name.md"
 bench_run_end "$status"

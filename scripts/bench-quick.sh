@@ -10,8 +10,7 @@
 # directory (scripts/bench-run.sh: build/bench/runs/<bench>-<stamp>-quick,
 # linked from build/bench/<bench>-quick.run) with its meta, raw files and
 # status 0, and the tables scripts/bench-tables.py generated from them
-# (tables.md, with row ids: every table of xps, pp and scale, and nvme's
-# fio tables).
+# (tables.md, with row ids: every table of nvme, xps, pp and scale).
 #
 #   scripts/bench-quick.sh [--kernel PATH]   PATH: the guest kernel of
 #                                            bench-xps and bench-pp

@@ -15,21 +15,21 @@
 # A raw file that holds no measurement (fio: no I/O; iperf3: an error or no
 # bytes) is an error: exit 1 with the file named, never a 0 row.
 #
-# Generated so far: bench-nvme's fio matrices (raw/<boot>/seed-*.json) and
-# its shaped-link and mqprio tables (raw/<boot>/fio-{shaped,mq}-*.json with
-# link-*.txt); all of bench-xps's: reordering (raw/<boot>/reorder-*.txt),
-# pktgen packet rates (raw/<boot>/pktgen-*.txt; in an icount boot as
-# instructions per packet, with the hooks alone), both boots' ratios side
-# by side, the fq_codel check (tc-fq_codel.txt), the profiles
-# (perf-QDISC-MODE.txt and .pktgen), TCP through the forwarding path
-# (raw/<boot>/iperf-tcp-*.json) and the many-queues table
-# (raw/<boot>/queues-raw.txt);
+# Every table of every bench: all of bench-nvme's, the seed's fio matrix of
+# each boot (raw/<boot>/seed-*.json) and the shaped-link and mqprio tables
+# (raw/<boot>/fio-{shaped,mq}-*.json with link-*.txt, txq-mq-*.txt), each
+# part's settings and text from raw/<boot>/params-PART.txt; all of
+# bench-xps's: reordering (raw/<boot>/reorder-*.txt), pktgen packet rates
+# (raw/<boot>/pktgen-*.txt; in an icount boot as instructions per packet,
+# with the hooks alone), both boots' ratios side by side, the fq_codel
+# check (tc-fq_codel.txt), the profiles (perf-QDISC-MODE.txt and .pktgen),
+# TCP through the forwarding path (raw/<boot>/iperf-tcp-*.json) and the
+# many-queues table (raw/<boot>/queues-raw.txt);
 # all of bench-pp's (raw/<boot>/pp-raw.txt with the iperf-*.json it names:
 # TCP off vs on, pp_frag vs MSG_ZEROCOPY, each boot's DMA path and the boots'
 # DMA paths side by side); all of bench-scale's: KUnit (raw/host/kunit-run*.log),
 # pp_frag (raw/pp/scale-pp-raw.txt), xps_flow (raw/xps/scale-xps-raw.txt,
 # scale-xps-perf-*.txt) and the seeds (raw/host/seeds.txt).
-# bench-nvme's other tables are still printed by its guest.
 import functools
 import glob
 import json
@@ -75,7 +75,7 @@ def ratio(a, b):
 
 
 # ---- fio (bench-nvme)
-def fio_result(path):
+def fio_json_read(path):
     try:
         j = json.load(open(path, encoding="utf-8"))
         r = j["jobs"][0]["read"]
@@ -83,6 +83,11 @@ def fio_result(path):
         raise NoMeasurement("%s: no fio result (%s)" % (path, e))
     if not r.get("total_ios"):
         raise NoMeasurement("%s: fio did no I/O" % path)
+    return r
+
+
+def fio_result(path):
+    r = fio_json_read(path)
     pct = r["clat_ns"].get("percentile", {})
     p = next((v for k, v in pct.items() if k.startswith("99.99")), None)
     if p is None:
@@ -91,52 +96,161 @@ def fio_result(path):
     return [round(r["iops"], 1), round(r["lat_ns"]["mean"] / 1000.0, 1), round(p / 1000.0, 1)]
 
 
+# tests/bench/nvme-guest.sh's raw files in raw/<boot>/: params-PART.txt
+# (PART seed, shaped or mq: key=value lines, the part's settings and run
+# order), seed-*.json (the matrix), fio-PART-*.json with link-PART-*.txt
+# (shaped, mq) and txq-mq-*.txt.
 SEED = re.compile(r"^seed-(off|on)-([a-z0-9_]+)-qd([0-9]+)-b([0-9]+)-(irq|poll)-r([0-9]+)\.json$")
+CONT = re.compile(r"^fio-(shaped|mq)-(off|on)-([0-9]+)\.json$")
+NVME_RAW = re.compile(r"^(?:params-(seed|shaped|mq)\.txt|(seed)-.*\.json|(?:fio|link)-(shaped|mq)-.*|txq-(mq)-.*)$")
+NVME_PARTS = ("seed", "shaped", "mq")
+
+
+def eq_file(path):
+    """key=value lines (a value may hold spaces and "=")."""
+    d = {}
+    for line in open(path, encoding="utf-8"):
+        k, sep, v = line.rstrip("\n").partition("=")
+        if sep:
+            d[k] = v
+    return d
+
+
+def nvme_params(bdir, boot, part):
+    """raw/BOOT/params-PART.txt, with its run order checked: "_runs" = [(mode, run)...]."""
+    path = os.path.join(bdir, "params-%s.txt" % part)
+    try:
+        k = eq_file(path)
+        runs = [(mode, int(r)) for mode, _, r in (x.partition(":") for x in k["order"].split())]
+        nruns = int(k["nruns"])
+        int(k["secs"])
+        int(k["prio"])
+    except OSError as e:
+        raise NoMeasurement("raw/%s: the %s part left raw files but no params-%s.txt (%s)" % (boot, part, part, e))
+    except (KeyError, ValueError) as e:
+        raise NoMeasurement("raw/%s/params-%s.txt: a bad or missing line (%s)" % (boot, part, e))
+    for mode in ("off", "on"):
+        if sorted(r for md, r in runs if md == mode) != list(range(1, nruns + 1)):
+            raise NoMeasurement("raw/%s/params-%s.txt: order %s is not %d run(s) of each mode"
+                                % (boot, part, k["order"], nruns))
+    if set(md for md, _ in runs) != {"off", "on"}:
+        raise NoMeasurement("raw/%s/params-%s.txt: order %s is not off and on" % (boot, part, k["order"]))
+    k["_runs"] = runs
+    return k
+
+
+def order_txt(k):
+    """The guest's words for the run order: "order off, on, on, off"."""
+    return "order " + ", ".join(mode for mode, _ in k["_runs"])
+
+
+def guest_kernel(m, boot):
+    g = os.path.join(m["_run"], "raw", boot, "guest.txt")
+    if os.path.exists(g):
+        for line in open(g, encoding="utf-8"):
+            if line.startswith("kernel_release="):
+                return line.split("=", 1)[1].strip()
+    raise NoMeasurement("raw/%s/guest.txt: no kernel_release" % boot)
+
+
+def qemu_accel(m, boot):
+    """TCG or KVM, from the boot's QEMU command line (boots/BOOT.qemu)."""
+    try:
+        mm = re.search(r"-accel\s+'?([a-z]+)", open(os.path.join(m["_run"], "boots", boot + ".qemu"),
+                                                     encoding="utf-8").read())
+    except OSError:
+        mm = None
+    return mm.group(1).upper() if mm else "?"
 
 
 def nvme_tables(m, run):
     out = []
-    for bdir in sorted(glob.glob(os.path.join(run, "raw", "*"))):
-        boot = os.path.basename(bdir)
-        cells = {}
-        order = []
-        for p in sorted(os.listdir(bdir)):
-            mm = SEED.match(p)
-            if not mm:
-                continue
-            mode, eng, qd, b, pm, r = mm.groups()
-            key = (eng, int(qd), int(b), pm)
-            if key not in order:
-                order.append(key)
-            cells.setdefault(key, {}).setdefault(mode, []).append(fio_result(os.path.join(bdir, p)))
-        out += nvme_contended(m, run, bdir, boot)
-        if not order:
-            continue
-        order.sort(key=lambda k: (k[3], ["io_uring", "pvsync2", "libaio"].index(k[0])
-                                  if k[0] in ("io_uring", "pvsync2", "libaio") else 9, k[1]))
-        nruns = max(len(v) for c in cells.values() for v in c.values())
-        out += heading(m, "NVMe/TCP priority: the seed's fio matrix, from the raw fio JSON (boot %s)" % boot, boot)
-        out += ["fio 4k random reads; each cell is the mean of %d run(s) (raw/%s/seed-MODE-ENGINE-qdQD-bBATCH-COMPLETIONS-rRUN.json)." % (nruns, boot), ""]
-        out += ["| id | engine | completions | QD/batch | IOPS off | IOPS on | on/off | mean µs off | mean µs on | on/off | p99.99 µs off | p99.99 µs on |",
-                "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        for key in order:
-            eng, qd, b, pm = key
-            c = cells[key]
-            if "off" not in c or "on" not in c:
-                raise NoMeasurement("raw/%s: %s QD%d %s has no %s runs" % (boot, eng, qd, pm, "off" if "off" not in c else "on"))
-            mean = {}
-            for mode in ("off", "on"):
-                rs = c[mode]
-                mean[mode] = [f1(sum(x[j] for x in rs) / len(rs)) for j in range(3)]
-            o, n = mean["off"], mean["on"]
-            rid = "nvme-seed-%s-%s-qd%d-%s" % (boot, eng, qd, pm)
-            out.append("| %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                rid, eng, pm, qd, b, o[0], n[0], ratio(o[0], n[0]), o[1], n[1], ratio(o[1], n[1]), o[2], n[2]))
-        out.append("")
+    for boot in boots_in_order(m, run):
+        bdir = os.path.join(run, "raw", boot)
+        parts = set()
+        for p in os.listdir(bdir):
+            mm = NVME_RAW.match(p)
+            if mm:
+                parts.add(next(g for g in mm.groups() if g))
+        for part in [p for p in NVME_PARTS if p in parts]:
+            k = nvme_params(bdir, boot, part)
+            if part == "seed":
+                out += nvme_seed(m, bdir, boot, k)
+            else:
+                out += nvme_contended(m, bdir, boot, part, k)
     return out
 
 
-CONT = re.compile(r"^fio-(shaped|mq)-(off|on)-([0-9]+)\.json$")
+def nvme_seed(m, bdir, boot, k):
+    """The seed's fio matrix of one boot, as tests/bench/nvme-guest.sh printed it."""
+    try:
+        cases = [(eng, int(qd), int(b), pm) for eng, qd, b, pm in (c.split() for c in k["cases"].split(","))]
+        poll = k["poll"] == "1"
+    except (KeyError, ValueError) as e:
+        raise NoMeasurement("raw/%s/params-seed.txt: a bad or missing line (%s)" % (boot, e))
+    want = set("seed-%s-%s-qd%d-b%d-%s-r%d.json" % ((mode,) + c + (r,)) for c in cases for mode, r in k["_runs"])
+    for p in sorted(os.listdir(bdir)):
+        if SEED.match(p) and p not in want:
+            raise NoMeasurement("raw/%s/%s: not a run of params-seed.txt's cases and order" % (boot, p))
+    cells = {}
+    for c in cases:
+        for mode, r in k["_runs"]:
+            name = "seed-%s-%s-qd%d-b%d-%s-r%d.json" % ((mode,) + c + (r,))
+            path = os.path.join(bdir, name)
+            if not os.path.exists(path):
+                raise NoMeasurement("raw/%s/%s: missing (params-seed.txt names it)" % (boot, name))
+            cells.setdefault(c, {}).setdefault(mode, []).append(fio_result(path))
+    title = "the seed's fio matrix, poll queues and busy polling" if poll else \
+        "the seed's fio matrix (no priority-aware qdisc)"
+    out = heading(m, "NVMe/TCP priority: " + title, boot)
+    out += ["fio 4k random reads, %s s per run, null_blk over nvmet-tcp on a veth pair, QEMU %s guest (%s), "
+            "no priority-aware qdisc;" % (k["secs"], qemu_accel(m, boot), guest_kernel(m, boot)),
+            "each cell is the mean of %s run(s) in the %s." % (k["nruns"], order_txt(k)),
+            "off: no module; on: nvme_tcp_prio and nvmet_tcp_prio loaded on the live connection with so_priority=%s "
+            "(managing %s host and %s target sockets)." % (k["prio"], k.get("host_sockets", "?"),
+                                                           k.get("target_sockets", "?")),
+            "pvsync2 is synchronous: its depth is 1 whatever iodepth says, so it has a QD1 row only."]
+    if poll:
+        try:
+            pio, tio = (int(x) for x in k["probe_io_uring"].split())
+            psy, tsy = (int(x) for x in k["probe_pvsync2"].split())
+            note = {"none": "Kernel log: no RCU warning from polled I/O in this boot.",
+                    "before": None, "after": None,
+                    "untraced": "Kernel log: \"Voluntary context switch within RCU read-side critical section\" "
+                                "without nvme_tcp_poll in its trace: not the known warning."}[k["rcu_warning"]]
+            out += ["Connection: %s (mapped %s default/read/poll queues); %s as the seed. irq: interrupt-driven "
+                    "completions; poll: fio --hipri (io_uring: IOPOLL ring, pvsync2: RWF_HIPRI)."
+                    % (k["opts"], k["queues"], k["busy"])]
+        except (KeyError, ValueError) as e:
+            raise NoMeasurement("raw/%s/params-seed.txt: a bad or missing poll line (%s)" % (boot, e))
+        if not pio:
+            raise NoMeasurement("raw/%s/params-seed.txt: io_uring --hipri put none of %d commands on a poll queue"
+                                % (boot, tio))
+        out += ["nvme_setup_cmd tracepoint, 1 s probe per engine before the timed runs: io_uring --hipri put %d of %d "
+                "commands on the poll queues, pvsync2 --hipri %d of %d%s" % (
+                    pio, tio, psy, tsy, " (block-device sync direct I/O submits without REQ_POLLED and sleeps: its "
+                    "poll rows are interrupt-driven)." if psy == 0 else "."),
+                "veth has no NAPI unless XDP is attached, so busy polling finds nothing to poll here: the poll rows "
+                "differ from the irq rows by the poll queues and the submitter's polling.",
+                note or "Kernel log: the stock driver warned once, \"Voluntary context switch within RCU read-side "
+                "critical section\" (nvme_tcp_poll -> lock_sock under iocb_bio_iopoll's rcu_read_lock), %s the "
+                "modules were first loaded." % k["rcu_warning"]]
+    out += ["(raw/%s/params-seed.txt, seed-MODE-ENGINE-qdQD-bBATCH-COMPLETIONS-rRUN.json)" % boot, ""]
+    out += ["| id | engine | completions | QD/batch | IOPS off | IOPS on | on/off | mean µs off | mean µs on | on/off | p99.99 µs off | p99.99 µs on |",
+            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for c in cases:
+        eng, qd, b, pm = c
+        mean = {}
+        for mode in ("off", "on"):
+            rs = cells[c][mode]
+            mean[mode] = [f1(sum(x[j] for x in rs) / len(rs)) for j in range(3)]
+        o, n = mean["off"], mean["on"]
+        rid = "nvme-seed-%s-%s-qd%d-%s" % (boot, eng, qd, pm)
+        out.append("| %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            rid, eng, pm, qd, b, o[0], n[0], ratio(o[0], n[0]), o[1], n[1], ratio(o[1], n[1]), o[2], n[2]))
+    return out + [""]
+
+
 CONT_TITLE = {"shaped": "shaped link, bulk traffic competing",
               "mq": "mqprio (ADQ-like) on the test NIC, bulk traffic competing"}
 
@@ -155,42 +269,86 @@ def link_mbit(path):
         raise NoMeasurement("%s: no link counters (%s)" % (path, e))
 
 
-def nvme_contended(m, run, bdir, boot):
-    out = []
-    res = {}
+def mq_txq(bdir, boot, mode, r, ios):
+    """txq-mq-MODE-RUN.txt: "TN0/TN1" packets on tx-3, checked as the guest asserted."""
+    path = os.path.join(bdir, "txq-mq-%s-%d.txt" % (mode, r))
+    try:
+        k = {a: int(b) for a, b in eq_file(path).items()}
+        a3, b3, a0, b0 = k["tn0_tx3"], k["tn1_tx3"], k["tn0_tx0"], k["tn1_tx0"]
+    except (OSError, ValueError, KeyError) as e:
+        raise NoMeasurement("raw/%s/txq-mq-%s-%d.txt: no queue counters (%s)" % (boot, mode, r, e))
+    if mode == "on" and (a3 < ios or b3 < ios):
+        raise NoMeasurement("raw/%s/txq-mq-on-%d.txt: %d I/Os but only %d (tn0) / %d (tn1) packets on tx-3"
+                            % (boot, r, ios, a3, b3))
+    if mode == "off" and (a3 or b3):
+        raise NoMeasurement("raw/%s/txq-mq-off-%d.txt: %d (tn0) / %d (tn1) packets on tx-3, want none"
+                            % (boot, r, a3, b3))
+    if not a0 or not b0:
+        raise NoMeasurement("raw/%s/txq-mq-%s-%d.txt: no bulk packets on tx-0" % (boot, mode, r))
+    return "%d/%d" % (a3, b3)
+
+
+def nvme_contended(m, bdir, boot, part, k):
+    """The shaped-link or mqprio table of one boot, as tests/bench/nvme-guest.sh printed it."""
+    want = set("%s-%s-%s-%d.%s" % (kind, part, mode, r, ext) for mode, r in k["_runs"]
+               for kind, ext in (("fio", "json"), ("link", "txt")) + ((("txq", "txt"),) if part == "mq" else ()))
     for p in sorted(os.listdir(bdir)):
-        mm = CONT.match(p)
-        if not mm:
-            continue
-        part, mode, r = mm.groups()
-        fio = fio_result(os.path.join(bdir, p))
-        link = link_mbit(os.path.join(bdir, "link-%s-%s-%s.txt" % (part, mode, r)))
-        res.setdefault(part, {}).setdefault(mode, []).append(fio + link)
-    for part in ("shaped", "mq"):
-        if part not in res:
-            continue
-        c = res[part]
-        if set(c) != {"off", "on"}:
-            raise NoMeasurement("raw/%s: %s runs of one mode only" % (boot, part))
-        mean = {}
-        for mode in ("off", "on"):
-            rs = c[mode]
-            mean[mode] = [f1(sum(x[j] for x in rs) / len(rs)) for j in range(3)] + \
-                         ["%.2f" % (sum(x[j] for x in rs) / len(rs)) for j in (3, 4)]
-        o, n = mean["off"], mean["on"]
-        out += heading(m, "NVMe/TCP priority: %s, from the raw fio JSON and link counters (boot %s)"
-                       % (CONT_TITLE[part], boot), boot)
-        out += ["fio libaio QD1 4k random reads under UDP bulk traffic, mean of %d run(s) per mode "
-                "(raw/%s/fio-%s-MODE-RUN.json, link-%s-MODE-RUN.txt: bytes that left each bottleneck during the run)."
-                % (len(c["off"]), boot, part, part), ""]
-        out += ["| id | | IOPS | mean µs | p99.99 µs | link Mbit/s host->target | link Mbit/s target->host |",
-                "|---|---|---:|---:|---:|---:|---:|"]
-        pre = "nvme-%s-%s" % (part, boot)
-        out.append("| %s-off | priority off | %s | %s | %s | %s | %s |" % ((pre,) + tuple(o)))
-        out.append("| %s-on | priority on | %s | %s | %s | %s | %s |" % ((pre,) + tuple(n)))
-        out.append("| %s-on-off | on/off | %s | %s | %s | | |" % (pre, ratio(o[0], n[0]), ratio(o[1], n[1]), ratio(o[2], n[2])))
-        out.append("")
-    return out
+        if re.match(r"^(fio|link|txq)-%s-" % part, p) and p not in want:
+            raise NoMeasurement("raw/%s/%s: not a run of params-%s.txt's order" % (boot, p, part))
+    res, q3 = {}, {}
+    for mode, r in k["_runs"]:
+        path = os.path.join(bdir, "fio-%s-%s-%d.json" % (part, mode, r))
+        if not os.path.exists(path):
+            raise NoMeasurement("raw/%s/fio-%s-%s-%d.json: missing (params-%s.txt names it)" % (boot, part, mode, r, part))
+        fio = fio_result(path)
+        link = link_mbit(os.path.join(bdir, "link-%s-%s-%d.txt" % (part, mode, r)))
+        res.setdefault(mode, []).append(fio + link)
+        if part == "mq":
+            q3[mode, r] = mq_txq(bdir, boot, mode, r, fio_json_read(path)["total_ios"])
+    mean = {}
+    for mode in ("off", "on"):
+        rs = res[mode]
+        mean[mode] = [f1(sum(x[j] for x in rs) / len(rs)) for j in range(3)] + \
+                     ["%.2f" % (sum(x[j] for x in rs) / len(rs)) for j in (3, 4)]
+    o, n = mean["off"], mean["on"]
+    out = heading(m, "NVMe/TCP priority: " + CONT_TITLE[part], boot)
+    try:
+        if part == "shaped":
+            out += ["Both veth egress sides: tbf %s (200 ms of queue) with a prio qdisc inside (default priomap: "
+                    "priority %s -> band 0, 0 -> band 1)." % (k["rate"], k["prio"]),
+                    "UDP bulk at %s packets/s of 1442 bytes both ways (twice the shaped rate), a queue on both shapers "
+                    "checked before each fio libaio QD1 4k random-read run (%s s per run, mean of %s run(s), %s); link "
+                    "Mbit/s: what left each shaper during the fio run, all traffic."
+                    % (k["pps"], k["secs"], k["nruns"], order_txt(k)),
+                    "Priority off: so_priority=0 (NVMe shares the bulk band); on: so_priority=%s on both sides, "
+                    "written to the live connection." % k["prio"]]
+        else:
+            nr = int(k["nruns"])
+            out += ["BQL test NIC pair tn0 (host, init_net) / tn1 (target, netns %s), 4 TX queues; on both: mqprio "
+                    "num_tc 2, priority %s -> TC 1 = tx-3, every other priority -> TC 0 = tx-0..2 (XPS: TC 0 uses "
+                    "tx-0 from both CPUs), hw 0." % (k["ns"], k["prio"]),
+                    "Every TX queue: ring of %s packet(s), each completing %s µs after its xmit. UDP bulk at %s "
+                    "packets/s of 1442 bytes both ways (twice what one queue carries) on TC 0, a queue on tx-0 of both "
+                    "sides checked before each fio libaio QD1 4k random-read run (%s s per run, mean of %s run(s), "
+                    "%s); link Mbit/s: what left each device's qdisc during the fio run, all traffic."
+                    % (k["tn_depth"], k["tn_delay"], k["pps"], k["secs"], k["nruns"], order_txt(k)),
+                    "Priority off: so_priority=0 (NVMe shares tx-0 with the bulk); on: so_priority=%s on both sides, "
+                    "written to the live connection." % k["prio"],
+                    "Packets on tx-3 per run (tn0/tn1, the test NIC's counters; asserted: none when off, at least one "
+                    "per I/O each way when on): off %s; on %s." % (
+                        ", ".join(q3["off", r] for r in range(1, nr + 1)),
+                        ", ".join(q3["on", r] for r in range(1, nr + 1)))]
+    except KeyError as e:
+        raise NoMeasurement("raw/%s/params-%s.txt: a missing line (%s)" % (boot, part, e))
+    out += ["(raw/%s/params-%s.txt, fio-%s-MODE-RUN.json, link-%s-MODE-RUN.txt: bytes that left each bottleneck "
+            "during the run%s)" % (boot, part, part, part, ", txq-mq-MODE-RUN.txt" if part == "mq" else ""), ""]
+    out += ["| id | | IOPS | mean µs | p99.99 µs | link Mbit/s host->target | link Mbit/s target->host |",
+            "|---|---|---:|---:|---:|---:|---:|"]
+    pre = "nvme-%s-%s" % (part, boot)
+    out.append("| %s-off | priority off | %s | %s | %s | %s | %s |" % ((pre,) + tuple(o)))
+    out.append("| %s-on | priority on | %s | %s | %s | %s | %s |" % ((pre,) + tuple(n)))
+    out.append("| %s-on-off | on/off | %s | %s | %s | | |" % (pre, ratio(o[0], n[0]), ratio(o[1], n[1]), ratio(o[2], n[2])))
+    return out + [""]
 
 
 # ---- iperf3

@@ -2,9 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # NVMe/TCP priority benchmark, run inside the guest by scripts/bench-nvme.sh.
-# Prints markdown tables on stdout (diagnostics, "bench: ..." lines, go to
-# stderr). Every part measures "off vs on" side by side in one run: TCG
-# latencies are not real, only the ratios mean anything.
+# It only measures: its raw files go back to the host (bench_raw,
+# tests/bench/lib_bench.sh), from which scripts/bench-tables.py makes every
+# table; it prints no table (diagnostics, "bench: ..." lines, go to stderr).
+# Every part measures "off vs on" side by side in one run: TCG latencies are
+# not real, only the ratios mean anything.
+# Raw files: params-PART.txt (PART seed, shaped or mq; key=value lines: the
+# part's settings, the run order, what the table's text says besides the
+# runs: sockets managed, the poll connection, probe and kernel-log
+# findings), seed-MODE-ENGINE-qdQD-bBATCH-COMPLETIONS-rRUN.json (fio),
+# fio-PART-MODE-RUN.json with link-PART-MODE-RUN.txt (the bottleneck's
+# byte counters around the run) and, for mq, txq-mq-MODE-RUN.txt (the test
+# NIC's packets on tx-3 and tx-0 during the run).
 #
 # Parts (BENCH_PARTS, default "seed shaped mqprio"):
 #  seed    the seed's fio matrix (4k random reads: io_uring and libaio at
@@ -81,6 +90,7 @@ ORDER_TXT=${ORDER_TXT/order,/order}
 has_part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 # run_fio NAME ENGINE QD BATCH [extra...] -> "IOPS MEAN_US P9999_US IOS"
+# (its JSON in $XNET_TMP/fio-NAME.json; fails without I/O)
 run_fio() {
 	local name=$1 eng=$2 qd=$3 batch=$4 out=$XNET_TMP/fio-$1.json
 	shift 4
@@ -108,22 +118,13 @@ print("%.1f %.1f %.1f %d" % (r["iops"], r["lat_ns"]["mean"] / 1000.0, p / 1000.0
 PY
 }
 
-# meanN KEY-PREFIX: element-wise mean of RES[PREFIX/1..NRUNS] (3 fields).
-meanN() {
-	local i args=()
-	for ((i = 1; i <= NRUNS; i++)); do args+=("${RES[$1/$i]}"); done
-	python3 -c "import sys; r=[a.split() for a in sys.argv[1:]]; print(' '.join('%.1f' % (sum(float(x[j]) for x in r) / len(r)) for j in range(3)))" "${args[@]}"
-}
-
-ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print('%.2f' % (b/a) if a else 'n/a')" "$1" "$2"; }
-# contention_rows: the off / on / on-off rows of a table under bulk traffic,
-# from i0 m0 p0 u0 d0 (off) and i1 m1 p1 u1 d1 (on) of the caller.
-contention_rows() {
-	echo "| | IOPS | mean µs | p99.99 µs | link Mbit/s host->target | link Mbit/s target->host |"
-	echo "|---|---:|---:|---:|---:|---:|"
-	echo "| priority off | $i0 | $m0 | $p0 | $u0 | $d0 |"
-	echo "| priority on | $i1 | $m1 | $p1 | $u1 | $d1 |"
-	echo "| on/off | $(ratio "$i0" "$i1") | $(ratio "$m0" "$m1") | $(ratio "$p0" "$p1") | | |"
+# params_raw PART KEY=VALUE...: raw file params-PART.txt, a line each
+# (values may hold spaces), with the run order (order=off:1 on:1 ...) and
+# the runs per mode.
+params_raw() {
+	local part=$1
+	shift
+	printf '%s\n' "order=${ORDER[*]}" "nruns=$NRUNS" "$@" | bench_raw "params-$part.txt"
 }
 
 mods_on() {
@@ -139,7 +140,7 @@ prio_off() { pp_set nvme_tcp_prio so_priority 0; pp_set nvmet_tcp_prio so_priori
 prio_on() { pp_set nvme_tcp_prio so_priority "$PRIO"; pp_set nvmet_tcp_prio so_priority "$PRIO"; }
 
 declare -A RES=()
-# Print order of the matrix: "ENGINE QD BATCH MODE" (MODE irq or poll).
+# The matrix's rows, "ENGINE QD BATCH MODE" (MODE irq or poll).
 CASES=("io_uring 1 1 irq" "io_uring 32 8 irq" "pvsync2 1 1 irq" "libaio 1 1 irq"
 	"libaio 32 8 irq")
 [ "$POLL" = 1 ] && CASES+=("io_uring 1 1 poll" "io_uring 32 8 poll" "pvsync2 1 1 poll")
@@ -192,8 +193,12 @@ PY
 }
 
 # The stock driver's own warning in polled I/O (see the header): where it
-# fired relative to the modules' load, and that it is the nvme_tcp_poll one.
-poll_warning_note() {
+# fired relative to the modules' load, and that it is the nvme_tcp_poll one:
+# "none" (no such warning), "before" or "after" the modules were first
+# loaded, "untraced" (the warning without nvme_tcp_poll in its trace: not
+# the known one). scripts/bench-nvme.sh accepts the poll boot's warning
+# only for "before" or "after".
+poll_warning() {
 	local l seen=0 where='' trace=0
 	kmsg_load
 	for l in "${KMSG_ALL[@]}"; do
@@ -205,16 +210,16 @@ poll_warning_note() {
 		[ $seen = 1 ] && [[ $l == *nvme_tcp_poll* ]] && trace=1
 	done
 	if [ $seen = 0 ]; then
-		echo "Kernel log: no RCU warning from polled I/O in this boot."
+		echo none
 	elif [ $trace = 1 ]; then
-		echo "Kernel log: the stock driver warned once, \"Voluntary context switch within RCU read-side critical section\" (nvme_tcp_poll -> lock_sock under iocb_bio_iopoll's rcu_read_lock), $where the modules were first loaded."
+		echo "$where"
 	else
-		echo "Kernel log: \"Voluntary context switch within RCU read-side critical section\" without nvme_tcp_poll in its trace: not the known warning."
+		echo untraced
 	fi
 }
 
 part_seed() {
-	local c eng qd b pm i0 m0 p0 i1 m1 p1 run mode host_tagged tgt_tagged
+	local c b run mode host_tagged tgt_tagged
 	local opts=(nr_io_queues=2) busy='' nd np nr
 	if [ "$POLL" = 1 ]; then
 		# One kernel plays both machines. net.core.busy_read is global and
@@ -271,40 +276,15 @@ part_seed() {
 	done
 	mod_loaded nvme_tcp_prio && mods_off
 
+	local cases p=()
+	cases=$(IFS=,; echo "${CASES[*]}")
 	if [ "$POLL" = 1 ]; then
-		echo "### NVMe/TCP priority: the seed's fio matrix, poll queues and busy polling"
-	else
-		echo "### NVMe/TCP priority: the seed's fio matrix (no priority-aware qdisc)"
+		p=("opts=${opts[*]}" "queues=$nd/$nr/$np" "busy=$busy" "probe_io_uring=$pol_io"
+			"probe_pvsync2=$pol_sync" "rcu_warning=$(poll_warning)")
+		log "kernel log, the stock driver's RCU warning from polled I/O: ${p[5]#*=}"
 	fi
-	echo
-	echo "fio 4k random reads, ${SECS} s per run, null_blk over nvmet-tcp on a veth pair, QEMU TCG guest ($(uname -r)), no priority-aware qdisc;"
-	echo "each cell is the mean of $NRUNS run(s) in the $ORDER_TXT."
-	echo "off: no module; on: nvme_tcp_prio and nvmet_tcp_prio loaded on the live connection with so_priority=$PRIO (managing $host_tagged host and $tgt_tagged target sockets)."
-	echo "pvsync2 is synchronous: its depth is 1 whatever iodepth says, so it has a QD1 row only."
-	if [ "$POLL" = 1 ]; then
-		echo "Connection: ${opts[*]} (mapped $nd/$nr/$np default/read/poll queues); $busy as the seed. irq: interrupt-driven completions; poll: fio --hipri (io_uring: IOPOLL ring, pvsync2: RWF_HIPRI)."
-		local pio tio psy tsy
-		read -r pio tio <<<"$pol_io"
-		read -r psy tsy <<<"$pol_sync"
-		echo -n "nvme_setup_cmd tracepoint, 1 s probe per engine before the timed runs: io_uring --hipri put $pio of $tio commands on the poll queues, pvsync2 --hipri $psy of $tsy"
-		if [ "$psy" -eq 0 ]; then
-			echo " (block-device sync direct I/O submits without REQ_POLLED and sleeps: its poll rows are interrupt-driven)."
-		else
-			echo "."
-		fi
-		echo "veth has no NAPI unless XDP is attached, so busy polling finds nothing to poll here: the poll rows differ from the irq rows by the poll queues and the submitter's polling."
-		poll_warning_note
-	fi
-	echo
-	echo "| engine | completions | QD/batch | IOPS off | IOPS on | on/off | mean µs off | mean µs on | on/off | p99.99 µs off | p99.99 µs on |"
-	echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-	for c in "${CASES[@]}"; do
-		read -r eng qd b pm <<<"$c"
-		read -r i0 m0 p0 <<<"$(meanN "off/$eng/$qd/$b/$pm")"
-		read -r i1 m1 p1 <<<"$(meanN "on/$eng/$qd/$b/$pm")"
-		echo "| $eng | $pm | $qd/$b | $i0 | $i1 | $(ratio "$i0" "$i1") | $m0 | $m1 | $(ratio "$m0" "$m1") | $p0 | $p1 |"
-	done
-	echo
+	params_raw seed "secs=$SECS" "prio=$PRIO" "poll=$POLL" "cases=$cases" \
+		"host_sockets=$host_tagged" "target_sockets=$tgt_tagged" "${p[@]}"
 }
 
 # ---- bulk traffic: paced UDP, one stream each way
@@ -389,10 +369,10 @@ wait_contention() {
 	wait_until 15 _backlogged "$3" "$2" "$4" || fail "bulk traffic keeps no queue on $3 ($4)"
 	log "backlog (packets): $1 $(qdisc_stat "$1" "" "$4" | cut -d' ' -f2), $3 $(qdisc_stat "$3" "$2" "$4" | cut -d' ' -f2)"
 }
-mbit() { python3 -c "import sys; print('%.2f' % ((int(sys.argv[2]) - int(sys.argv[1])) * 8 / float(sys.argv[3]) / 1e6))" "$@"; }
 # contended_fio NAME HDEV TNS TDEV MATCH [run_fio args]: fio during bulk
-# traffic; RES[NAME] = fio's result, RES[bw/NAME] = "UP DOWN 0": Mbit/s
-# each way through the bottleneck (all traffic) during the fio run.
+# traffic; RES[NAME] = fio's result. Raw files fio-NAME.json and
+# link-NAME.txt: the bytes sent by the bottleneck's qdisc each way (all
+# traffic) before and after the fio run, and its length in µs.
 contended_fio() {
 	local name=$1 hd=$2 ns=$3 td=$4 m=$5 u0 d0 u1 d1 t0 t1 r
 	shift 5
@@ -407,13 +387,6 @@ contended_fio() {
 	printf 'up_bytes_before=%s\nup_bytes_after=%s\ndown_bytes_before=%s\ndown_bytes_after=%s\nusecs=%s\n' \
 		"$u0" "$u1" "$d0" "$d1" "$((t1 - t0))" | bench_raw "link-$name.txt"
 	RES[$name]=$r
-	RES[bw/$name]="$(mbit "$u0" "$u1" $(((t1 - t0) / 1000))e-3) $(mbit "$d0" "$d1" $(((t1 - t0) / 1000))e-3) 0"
-}
-# meanbw PREFIX -> "UP DOWN" means with two decimals
-meanbw() {
-	local i args=()
-	for ((i = 1; i <= NRUNS; i++)); do args+=("${RES[bw/$1/$i]}"); done
-	python3 -c "import sys; r=[a.split() for a in sys.argv[1:]]; print(' '.join('%.2f' % (sum(float(x[j]) for x in r) / len(r)) for j in range(2)))" "${args[@]}"
 }
 
 shape() {	# shape DEV [NS]: tbf RATE with a prio qdisc inside
@@ -426,7 +399,7 @@ shape() {	# shape DEV [NS]: tbf RATE with a prio qdisc inside
 }
 
 part_shaped() {
-	local run mode i0 m0 p0 i1 m1 p1 u0 d0 u1 d1 CSECS PPS
+	local run mode CSECS PPS
 	[ -n "${DEV:-}" ] || {
 		nv_target 1 "$NV_T4" 4420
 		nv_connect "$NV_T4" 4420 "${NV_TNQN[1]}" nr_io_queues=2
@@ -450,18 +423,7 @@ part_shaped() {
 			"$mode-shaped" libaio 1 1
 		bulk_stop
 	done
-	read -r i0 m0 p0 <<<"$(meanN shaped/off)"
-	read -r i1 m1 p1 <<<"$(meanN shaped/on)"
-	read -r u0 d0 <<<"$(meanbw shaped/off)"
-	read -r u1 d1 <<<"$(meanbw shaped/on)"
-	echo "### NVMe/TCP priority: shaped link, bulk traffic competing"
-	echo
-	echo "Both veth egress sides: tbf $RATE (200 ms of queue) with a prio qdisc inside (default priomap: priority $PRIO -> band 0, 0 -> band 1)."
-	echo "UDP bulk at $PPS packets/s of 1442 bytes both ways (twice the shaped rate), a queue on both shapers checked before each fio libaio QD1 4k random-read run (${CSECS} s per run, mean of $NRUNS run(s), $ORDER_TXT); link Mbit/s: what left each shaper during the fio run, all traffic."
-	echo "Priority off: so_priority=0 (NVMe shares the bulk band); on: so_priority=$PRIO on both sides, written to the live connection."
-	echo
-	contention_rows
-	echo
+	params_raw shaped "secs=$CSECS" "prio=$PRIO" "rate=$RATE" "pps=$PPS"
 	$TC qdisc del dev "$NV_HDEV" root 2>/dev/null
 	$TC -n "$NV_NS" qdisc del dev "$NV_TDEV" root 2>/dev/null
 }
@@ -525,8 +487,7 @@ tn_mqprio() {
 }
 
 part_mqprio() {
-	local run mode ios i0 m0 p0 i1 m1 p1 u0 d0 u1 d1 CSECS PPS a3 b3 a0 b0
-	local -A Q3=()
+	local run mode ios CSECS PPS a3 b3 a0 b0
 	# shellcheck source=tests/vm/lib_testnic.sh
 	. "$XNET_SRC/tests/vm/lib_testnic.sh"
 	tn_setup
@@ -568,7 +529,6 @@ part_mqprio() {
 			bench_raw "txq-mq-$mode-$run.txt"
 		read -r _ _ _ ios <<<"${RES[mq/$mode/$run]}"
 		log "mqprio $mode: $ios I/Os; tn0 tx-3 $a3 tx-0 $a0 packets, tn1 tx-3 $b3 tx-0 $b0"
-		Q3[$mode/$run]="$a3/$b3"
 		if [ "$mode" = on ]; then
 			if [ "$a3" -lt "$ios" ] || [ "$b3" -lt "$ios" ]; then
 				fail "mqprio on: $ios I/Os but only $a3 (tn0) / $b3 (tn1) packets on tx-3"
@@ -580,24 +540,7 @@ part_mqprio() {
 			fail "mqprio: no bulk packets on tx-0"
 		fi
 	done
-	read -r i0 m0 p0 <<<"$(meanN mq/off)"
-	read -r i1 m1 p1 <<<"$(meanN mq/on)"
-	read -r u0 d0 <<<"$(meanbw mq/off)"
-	read -r u1 d1 <<<"$(meanbw mq/on)"
-	local q3on='' q3off=''
-	for run in $(seq 1 $NRUNS); do
-		q3on+="${q3on:+, }${Q3[on/$run]}"
-		q3off+="${q3off:+, }${Q3[off/$run]}"
-	done
-	echo "### NVMe/TCP priority: mqprio (ADQ-like) on the test NIC, bulk traffic competing"
-	echo
-	echo "BQL test NIC pair tn0 (host, init_net) / tn1 (target, netns $NS), 4 TX queues; on both: mqprio num_tc 2, priority $PRIO -> TC 1 = tx-3, every other priority -> TC 0 = tx-0..2 (XPS: TC 0 uses tx-0 from both CPUs), hw 0."
-	echo "Every TX queue: ring of $TN_DEPTH packet(s), each completing $TN_DELAY µs after its xmit. UDP bulk at $PPS packets/s of 1442 bytes both ways (twice what one queue carries) on TC 0, a queue on tx-0 of both sides checked before each fio libaio QD1 4k random-read run (${CSECS} s per run, mean of $NRUNS run(s), $ORDER_TXT); link Mbit/s: what left each device's qdisc during the fio run, all traffic."
-	echo "Priority off: so_priority=0 (NVMe shares tx-0 with the bulk); on: so_priority=$PRIO on both sides, written to the live connection."
-	echo "Packets on tx-3 per run (tn0/tn1, the test NIC's counters; asserted: none when off, at least one per I/O each way when on): off $q3off; on $q3on."
-	echo
-	contention_rows
-	echo
+	params_raw mq "secs=$CSECS" "prio=$PRIO" "ns=$NS" "tn_depth=$TN_DEPTH" "tn_delay=$TN_DELAY" "pps=$PPS"
 }
 
 # NVMe first (its controllers ride on the test NIC), then the test NIC.
