@@ -752,15 +752,11 @@ def xps_queues(m, bdir, boot):
     path = os.path.join(bdir, "queues-raw.txt")
     if not os.path.exists(path):
         return []
-    params, rows = None, {}
+    rows = {}
     try:
-        for line in open(path, encoding="utf-8"):
-            f = line.split()
-            if not f:
-                continue
-            if f[0] == "params":
-                params = pp_kv(f[1:])
-                continue
+        heads, data = raw_lines(path)
+        params = heads.get("params")
+        for f in data:
             d = pp_kv(f)
             for k in ("test", "reordered", "gaps", "used"):
                 d[k] = int(d[k])
@@ -898,6 +894,21 @@ PP_NAMES = {"copy": "copy", "ppfrag": "pp_frag", "optin": "pp_frag + opt-in", "z
 
 def pp_kv(fields):
     return dict(kv.split("=", 1) for kv in fields)
+
+
+def raw_lines(path, heads=("params",)):
+    """A raw file of "HEAD k=v ..." lines (HEAD one of @heads) and data lines:
+    ({HEAD: {k: v}}, [each data line's fields]). A bad k=v raises ValueError."""
+    got, data = {}, []
+    for line in open(path, encoding="utf-8"):
+        f = line.split()
+        if not f:
+            continue
+        if f[0] in heads:
+            got[f[0]] = pp_kv(f[1:])
+        else:
+            data.append(f)
+    return got, data
 
 
 def pp_iperf_sent(path):
@@ -1297,13 +1308,9 @@ def scale_pp(m, run, boot):
         raise NoMeasurement("raw/%s/scale-pp-raw.txt is missing (the pp_frag part did not finish)" % boot)
     params, rows = None, []
     try:
-        for line in open(path, encoding="utf-8"):
-            f = line.split()
-            if not f:
-                continue
-            if f[0] == "params":
-                params = pp_kv(f[1:])
-                continue
+        heads, data = raw_lines(path)
+        params = heads.get("params")
+        for f in data:
             d = {k: float(v) for k, v in (kv.split("=", 1) for kv in f[3:])}
             for k in ("alloc", "served", "recycled", "fresh", "fallback", "pages", "in_flight", "bytes", "secs"):
                 if k not in d:
@@ -1439,18 +1446,11 @@ def scale_xps(m, run, boot):
     if not os.path.exists(path):
         raise NoMeasurement("raw/%s/scale-xps-raw.txt is missing (the xps_flow part did not finish)" % boot)
     spec, ns = icount_of(run, boot)
-    params, end, runs = None, None, []
+    params, runs = None, []
     try:
-        for line in open(path, encoding="utf-8"):
-            f = line.split()
-            if not f:
-                continue
-            if f[0] == "params":
-                params = pp_kv(f[1:])
-                continue
-            if f[0] == "end":
-                end = pp_kv(f[1:])
-                continue
+        heads, data = raw_lines(path, ("params", "end"))
+        params, end = heads.get("params"), heads.get("end")
+        for f in data:
             d = {k: int(v) for k, v in (kv.split("=", 1) for kv in f[3:])}
             if not d["first_n"] or not d["steady_n"] or not d["first_us"] or not d["steady_us"]:
                 raise NoMeasurement("raw/%s/scale-xps-raw.txt: %s flows %s run %s: a pass without packets or time"
@@ -1608,17 +1608,13 @@ def scale_seeds(m, run):
     path = os.path.join(run, "raw", "host", "seeds.txt")
     if not os.path.exists(path):
         raise NoMeasurement("raw/host/seeds.txt is missing (the seeds program did not run)")
-    params, rows = None, []
+    rows = []
     try:
-        for line in open(path, encoding="utf-8"):
-            f = line.split()
-            if not f:
-                continue
-            kv = pp_kv(f[1:] if f[0] == "params" else f)
-            if f[0] == "params":
-                params = {k: int(v) for k, v in kv.items()}
-            else:
-                rows.append((int(kv["flows"]), sorted(int(x) for x in kv["occupied"].split(","))))
+        heads, data = raw_lines(path)
+        params = {k: int(v) for k, v in heads["params"].items()}
+        for f in data:
+            kv = pp_kv(f)
+            rows.append((int(kv["flows"]), sorted(int(x) for x in kv["occupied"].split(","))))
         M, seeds = params["entries"], params["seeds"]
     except (KeyError, ValueError, TypeError) as e:
         raise NoMeasurement("raw/host/seeds.txt: a bad or missing line (%s)" % e)
